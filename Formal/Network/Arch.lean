@@ -1,0 +1,160 @@
+import Formal.Network.Shape
+
+/-!
+# `Arch`: the intrinsically typed syntax of layers
+
+`Arch s t` is the type of layer architectures from shape `s` to shape `t`. Ill-shaped networks cannot
+be written: sequential composition `f ≫ g` requires the output shape of `f` to be the input shape of
+`g`, as in a category. Each constructor is a PyTorch primitive (the table in `README.md` maps Lean
+constructor ↔ Python class ↔ PyTorch realisation), and each primitive earns its place in the Zoo:
+
+* structure: `id`, `comp` (`≫`), `par` (`⊗`), `copy` (fan-out), `fst`, `snd`;
+* arithmetic: `add`, `scale` by a constant, `linear` (affine, on the last axis);
+* nonlinearities: `relu`, `sigmoid`, `softmax` (last axis), `layerNorm` (last axis);
+* the bilinear atoms of input-dependent weights: `mul` (entrywise, gates) and `matmul` (a matrix
+  computed from the input applied to another computed tensor: attention, hypernetworks);
+* index plumbing for heads: `transpose` of two adjacent axes, `splitLast`, `mergeLast`;
+* routing: `route` (arg-max tag into a coproduct) and `copair` (one parametrised branch per tag).
+
+Layers act on one sample; the PyTorch side adds a leading batch axis. Parameters are not part of
+the syntax: `Arch.Params α f` is the type of weights of `f`, and `Arch.eval f : Params α f → ...`
+is its meaning as a parametrised map (the `Para` construction of `Formal/Para`).
+
+Sources: Villani & McBurney §3–4 (layers as morphisms, attention as a product of computed
+tensors); Belfiore & Bennequin §1.1 (the network as a composite of layer maps).
+-/
+
+namespace Formal
+
+universe u
+
+/-- Scalar constants that layers scale by. -/
+inductive Const where
+  /-- The rational `num / den`. -/
+  | rat (num : Int) (den : Nat)
+  /-- `1 / √n`, the attention temperature for head dimension `n`. -/
+  | invSqrt (n : Nat)
+  deriving Repr, DecidableEq
+
+/-- The value of a constant. -/
+def Const.denote {α : Type u} [Scalar α] [Transcendental α] : Const → α
+  | .rat num den => Scalar.ofInt num * Scalar.inv (Scalar.ofNat den)
+  | .invSqrt n => Scalar.inv (Transcendental.sqrt (Scalar.ofNat n))
+
+/-- The typed syntax of layer architectures. -/
+inductive Arch : Shape → Shape → Type where
+  /-- The identity layer. -/
+  | id (s : Shape) : Arch s s
+  /-- Sequential composition, diagrammatic order: first `f`, then `g`. -/
+  | comp {a b c : Shape} (f : Arch a b) (g : Arch b c) : Arch a c
+  /-- Parallel composition: `f` on the first component, `g` on the second. -/
+  | par {a b c d : Shape} (f : Arch a b) (g : Arch c d) : Arch (.prod a c) (.prod b d)
+  /-- Fan-out: `x ↦ (x, x)`. -/
+  | copy (s : Shape) : Arch s (.prod s s)
+  /-- First projection. -/
+  | fst (a b : Shape) : Arch (.prod a b) a
+  /-- Second projection. -/
+  | snd (a b : Shape) : Arch (.prod a b) b
+  /-- Entrywise sum of two tensors. -/
+  | add (s : List Nat) : Arch (.prod (.tensor s) (.tensor s)) (.tensor s)
+  /-- Entrywise (Hadamard) product of two computed tensors: a bilinear atom. -/
+  | mul (s : List Nat) : Arch (.prod (.tensor s) (.tensor s)) (.tensor s)
+  /-- Multiplication by a constant. -/
+  | scale (c : Const) (s : List Nat) : Arch (.tensor s) (.tensor s)
+  /-- Affine map `W x + b` on the last axis, broadcast over the leading axes `pre` (`nn.Linear`). -/
+  | linear (pre : List Nat) (m n : Nat) : Arch (.tensor (pre ++ [m])) (.tensor (pre ++ [n]))
+  /-- Entrywise rectifier. -/
+  | relu (s : List Nat) : Arch (.tensor s) (.tensor s)
+  /-- Entrywise logistic sigmoid. -/
+  | sigmoid (s : List Nat) : Arch (.tensor s) (.tensor s)
+  /-- Softmax over the last axis. -/
+  | softmax (pre : List Nat) (n : Nat) : Arch (.tensor (pre ++ [n])) (.tensor (pre ++ [n]))
+  /-- Layer normalisation over the last axis, with a learnt elementwise affine map. -/
+  | layerNorm (pre : List Nat) (n : Nat) (eps : Const) :
+      Arch (.tensor (pre ++ [n])) (.tensor (pre ++ [n]))
+  /-- Batched product of a computed matrix `[m, k]` and a computed tensor `k :: post`, over the
+  shared leading axes `pre`: the atom of input-dependent weights. -/
+  | matmul (pre : List Nat) (m k : Nat) (post : List Nat) :
+      Arch (.prod (.tensor (pre ++ [m, k])) (.tensor (pre ++ k :: post))) (.tensor (pre ++ m :: post))
+  /-- Swap two adjacent axes. -/
+  | transpose (pre : List Nat) (a b : Nat) (post : List Nat) :
+      Arch (.tensor (pre ++ a :: b :: post)) (.tensor (pre ++ b :: a :: post))
+  /-- Split the last axis `[a * b]` into `[a, b]`, row-major (`torch.unflatten`). -/
+  | splitLast (pre : List Nat) (a b : Nat) : Arch (.tensor (pre ++ [a * b])) (.tensor (pre ++ [a, b]))
+  /-- Merge the last two axes `[a, b]` into `[a * b]`, row-major (`torch.flatten`). -/
+  | mergeLast (pre : List Nat) (a b : Nat) : Arch (.tensor (pre ++ [a, b])) (.tensor (pre ++ [a * b]))
+  /-- Hard routing: tag the value with the first arg-max of `k > 0` logits. -/
+  | route (k : Nat) (hk : 0 < k) (s : Shape) : Arch (.prod (.tensor [k]) s) (.coprod k s)
+  /-- Copairing out of a coproduct: `k` independently parametrised copies of `f`, the tag choosing
+  which one runs. -/
+  | copair (k : Nat) {s t : Shape} (f : Arch s t) : Arch (.coprod k s) t
+
+namespace Arch
+
+/-- Sequential composition in diagrammatic order, as `≫` in Mathlib's `CategoryTheory`. -/
+scoped infixr:80 " ≫ " => Arch.comp
+
+/-- Parallel composition (the cartesian product of layers). -/
+scoped infixr:70 " ⊗ " => Arch.par
+
+/-- The parameters (weights) of a layer: `nn.Linear`'s `[out, in]` weight and bias, layer norm's
+scale and shift, one parameter set per branch of a copairing; nothing for the other primitives. -/
+def Params (α : Type u) : {s t : Shape} → Arch s t → Type u
+  | _, _, .id _ => PUnit
+  | _, _, .comp f g => Params α f × Params α g
+  | _, _, .par f g => Params α f × Params α g
+  | _, _, .copy _ => PUnit
+  | _, _, .fst _ _ => PUnit
+  | _, _, .snd _ _ => PUnit
+  | _, _, .add _ => PUnit
+  | _, _, .mul _ => PUnit
+  | _, _, .scale _ _ => PUnit
+  | _, _, .linear _ m n => Tensor α [n, m] × Tensor α [n]
+  | _, _, .relu _ => PUnit
+  | _, _, .sigmoid _ => PUnit
+  | _, _, .softmax _ _ => PUnit
+  | _, _, .layerNorm _ n _ => Tensor α [n] × Tensor α [n]
+  | _, _, .matmul _ _ _ _ => PUnit
+  | _, _, .transpose _ _ _ _ => PUnit
+  | _, _, .splitLast _ _ _ => PUnit
+  | _, _, .mergeLast _ _ _ => PUnit
+  | _, _, .route _ _ _ => PUnit
+  | _, _, .copair k f => Fin k → Params α f
+
+variable {α : Type u} [Scalar α] [Transcendental α]
+
+/-- The meaning of a layer: given its parameters, a function from input values to output values. -/
+def eval : {s t : Shape} → (f : Arch s t) → Params α f → Shape.denote α s → Shape.denote α t
+  | _, _, .id _, _, x => x
+  | _, _, .comp f g, p, x => eval g p.2 (eval f p.1 x)
+  | _, _, .par f g, p, x => (eval f p.1 x.1, eval g p.2 x.2)
+  | _, _, .copy _, _, x => (x, x)
+  | _, _, .fst _ _, _, x => x.1
+  | _, _, .snd _ _, _, x => x.2
+  | _, _, .add s, _, x => Tensor.zipWith (s := s) (· + ·) x.1 x.2
+  | _, _, .mul s, _, x => Tensor.zipWith (s := s) (· * ·) x.1 x.2
+  | _, _, .scale c s, _, x => Tensor.map (s := s) (fun a => Const.denote c * a) x
+  | _, _, .linear pre m n, p, x =>
+      Tensor.mapPre (s := [m]) (t := [n]) (Kernel.affine p.1 p.2) pre x
+  | _, _, .relu s, _, x => Tensor.map (s := s) Scalar.relu x
+  | _, _, .sigmoid s, _, x => Tensor.map (s := s) Kernel.sigmoid x
+  | _, _, .softmax pre n, _, x =>
+      Tensor.mapPre (s := [n]) (t := [n]) (Kernel.softmax (n := n)) pre x
+  | _, _, .layerNorm pre n eps, p, x =>
+      Tensor.mapPre (s := [n]) (t := [n]) (Kernel.layerNorm (Const.denote eps) p.1 p.2) pre x
+  | _, _, .matmul pre m k post, _, x =>
+      Tensor.zipPre (s := [m, k]) (t := k :: post) (r := m :: post)
+        (Kernel.matmul (m := m) (k := k) (post := post)) pre x.1 x.2
+  | _, _, .transpose pre a b post, _, x =>
+      Tensor.mapPre (s := a :: b :: post) (t := b :: a :: post)
+        (fun (y : Fin a → Fin b → Tensor α post) (j : Fin b) (i : Fin a) => y i j) pre x
+  | _, _, .splitLast pre a b, _, x =>
+      Tensor.mapPre (s := [a * b]) (t := [a, b]) (Kernel.splitAxis (α := α) (a := a) (b := b)) pre x
+  | _, _, .mergeLast pre a b, _, x =>
+      Tensor.mapPre (s := [a, b]) (t := [a * b]) (Kernel.mergeAxis (α := α) (a := a) (b := b)) pre x
+  | _, _, .route k hk _, _, x => (Kernel.argmax k hk x.1, x.2)
+  | _, _, .copair _ f, p, x => eval f (p x.1) x.2
+
+end Arch
+
+end Formal

@@ -1,0 +1,141 @@
+import Formal.Network.Scalar
+
+/-!
+# Tensors as nested finite functions
+
+A tensor of shape `[n₁, ..., n_k]` over `α` is a function `Fin n₁ → ... → Fin n_k → α`; the
+empty shape is a scalar. This is the representation of TorchLean-style specifications: total,
+no out-of-bounds indexing, and transposition is argument swapping. PyTorch tensors realise it
+(`pybridge/torch`), with one extra leading batch axis.
+
+The combinators here are the whole vocabulary that `Formal.Arch.eval` uses: entrywise maps and
+zips, broadcasting a map over leading axes (`mapPre`, `zipPre`), and the vector/matrix kernels of the
+primitive layers, written on plain function types so that instance search sees `α` directly.
+-/
+
+namespace Formal
+
+universe u
+
+/-- Tensors of a given shape: `Tensor α [] = α`, `Tensor α (n :: s) = Fin n → Tensor α s`. -/
+def Tensor (α : Type u) : List Nat → Type u
+  | [] => α
+  | n :: s => Fin n → Tensor α s
+
+namespace Tensor
+
+variable {α : Type u}
+
+/-- Apply `f` to every entry. -/
+def map (f : α → α) : {s : List Nat} → Tensor α s → Tensor α s
+  | [], x => f x
+  | _ :: _, x => fun i => map f (x i)
+
+/-- Combine two tensors of the same shape entrywise. -/
+def zipWith (f : α → α → α) : {s : List Nat} → Tensor α s → Tensor α s → Tensor α s
+  | [], x, y => f x y
+  | _ :: _, x, y => fun i => zipWith f (x i) (y i)
+
+/-- Broadcast a map on trailing axes over the leading axes `pre` (PyTorch's batching rule for
+`nn.Linear`, `softmax(dim=-1)`, ...). -/
+def mapPre {s t : List Nat} (f : Tensor α s → Tensor α t) :
+    (pre : List Nat) → Tensor α (pre ++ s) → Tensor α (pre ++ t)
+  | [], x => f x
+  | _ :: pre, x => fun i => mapPre f pre (x i)
+
+/-- Broadcast a binary map on trailing axes over the shared leading axes `pre`. -/
+def zipPre {s t r : List Nat} (f : Tensor α s → Tensor α t → Tensor α r) :
+    (pre : List Nat) → Tensor α (pre ++ s) → Tensor α (pre ++ t) → Tensor α (pre ++ r)
+  | [], x, y => f x y
+  | _ :: pre, x, y => fun i => zipPre f pre (x i) (y i)
+
+/-- A scalar tensor is its entry. -/
+def toScalar (x : Tensor α []) : α := x
+
+/-- `∑_{c < k} a c • t c`, entrywise. -/
+def lincomb [Scalar α] (k : Nat) (a : Fin k → α) : {s : List Nat} → (Fin k → Tensor α s) → Tensor α s
+  | [], t => Scalar.sum k (fun c => a c * toScalar (t c))
+  | _ :: _, t => fun i => lincomb k a (fun c => t c i)
+
+end Tensor
+
+/-! ## Kernels of the primitive layers, on plain function types -/
+
+namespace Kernel
+
+variable {α : Type u} [Scalar α] [Transcendental α]
+
+/-- `x ↦ W x + b`, with `W` stored `[out, in]` as in `nn.Linear.weight`. -/
+def affine {m n : Nat} (W : Fin n → Fin m → α) (b : Fin n → α) (x : Fin m → α) : Fin n → α :=
+  fun i => Scalar.sum m (fun j => W i j * x j) + b i
+
+/-- `σ(x) = 1 / (1 + exp (-x))`. -/
+def sigmoid (x : α) : α := Scalar.inv (Scalar.one + Transcendental.exp (-x))
+
+/-- `softmax(v)ᵢ = exp vᵢ / ∑ⱼ exp vⱼ` (PyTorch subtracts `max v` first; the value is the same). -/
+def softmax {n : Nat} (v : Fin n → α) : Fin n → α :=
+  fun i => Transcendental.exp (v i) * Scalar.inv (Scalar.sum n (fun j => Transcendental.exp (v j)))
+
+/-- Layer normalisation over a vector, as `nn.LayerNorm`: biased variance, `eps` inside the root,
+then the elementwise affine map `γ ⊙ · + β`. -/
+def layerNorm {n : Nat} (eps : α) (γ β : Fin n → α) (v : Fin n → α) : Fin n → α :=
+  let invN := Scalar.inv (Scalar.ofNat n)
+  let μ := Scalar.sum n v * invN
+  let var := Scalar.sum n (fun j => Scalar.sub (v j) μ * Scalar.sub (v j) μ) * invN
+  fun i => Scalar.sub (v i) μ * Scalar.inv (Transcendental.sqrt (var + eps)) * γ i + β i
+
+/-- Matrix times tensor, contracting the shared axis: `(A B)ᵢ = ∑_c A i c • B c`. With `post = []`
+this is a matrix-vector product, with `post = [n]` a matrix product. -/
+def matmul {m k : Nat} {post : List Nat} (A : Fin m → Fin k → α) (B : Fin k → Tensor α post) :
+    Fin m → Tensor α post :=
+  fun i => Tensor.lincomb k (A i) B
+
+/-- The first index of a maximal entry, scanning `0, 1, ..., k-1` (as `torch.argmax`). -/
+def scanMax {k : Nat} (v : Fin k → α) : (n : Nat) → Fin k → Fin k
+  | 0, best => best
+  | n + 1, best =>
+    if h : k - (n + 1) < k then
+      (if v best < v ⟨k - (n + 1), h⟩ then scanMax v n ⟨k - (n + 1), h⟩ else scanMax v n best)
+    else scanMax v n best
+
+/-- Arg-max of a non-empty vector, ties to the first index. -/
+def argmax (k : Nat) (hk : 0 < k) (v : Fin k → α) : Fin k := scanMax v k ⟨0, hk⟩
+
+end Kernel
+
+/-! ## Index arithmetic for splitting and merging an axis (row-major, as `torch.unflatten`) -/
+
+namespace Index
+
+theorem split_lt {a b i j : Nat} (hi : i < a) (hj : j < b) : i * b + j < a * b :=
+  Nat.lt_of_lt_of_le (Nat.add_lt_add_left hj (i * b))
+    (Nat.succ_mul i b ▸ Nat.mul_le_mul_right b hi)
+
+theorem pos_of_lt_mul {a b c : Nat} (hc : c < a * b) : 0 < b :=
+  match b, hc with
+  | 0, hc => absurd hc (Nat.not_lt_zero c)
+  | _ + 1, _ => Nat.succ_pos _
+
+theorem div_lt {a b c : Nat} (hc : c < a * b) : c / b < a :=
+  (Nat.div_lt_iff_lt_mul (pos_of_lt_mul hc)).2 hc
+
+theorem mod_lt {a b c : Nat} (hc : c < a * b) : c % b < b :=
+  Nat.mod_lt c (pos_of_lt_mul hc)
+
+end Index
+
+namespace Kernel
+
+variable {α : Type u}
+
+/-- `[a * b] → [a, b]`, row-major: entry `(i, j)` is entry `i * b + j`. -/
+def splitAxis {a b : Nat} (t : Fin (a * b) → α) : Fin a → Fin b → α :=
+  fun i j => t ⟨i.val * b + j.val, Index.split_lt i.isLt j.isLt⟩
+
+/-- `[a, b] → [a * b]`, the inverse of `splitAxis`. -/
+def mergeAxis {a b : Nat} (t : Fin a → Fin b → α) : Fin (a * b) → α :=
+  fun c => t ⟨c.val / b, Index.div_lt c.isLt⟩ ⟨c.val % b, Index.mod_lt c.isLt⟩
+
+end Kernel
+
+end Formal
