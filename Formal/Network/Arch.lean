@@ -38,8 +38,8 @@ inductive Const where
 
 /-- The value of a constant. -/
 def Const.denote {α : Type u} [Scalar α] [Transcendental α] : Const → α
-  | .rat num den => Scalar.ofInt num * Scalar.inv (Scalar.ofNat den)
-  | .invSqrt n => Scalar.inv (Transcendental.sqrt (Scalar.ofNat n))
+  | .rat num den => (Scalar.ofInt num : α) * Scalar.inv (Scalar.ofNat den : α)
+  | .invSqrt n => Scalar.inv (Transcendental.sqrt (Scalar.ofNat n : α))
 
 /-- The typed syntax of layer architectures. -/
 inductive Arch : Shape → Shape → Type where
@@ -123,37 +123,51 @@ def Params (α : Type u) : {s t : Shape} → Arch s t → Type u
 
 variable {α : Type u} [Scalar α] [Transcendental α]
 
-/-- The meaning of a layer: given its parameters, a function from input values to output values. -/
+/-- The meaning of a layer: given its parameters, a function from input values to output values.
+
+Implementation notes. `eval` (like `Params`) is defined by structural recursion on the layer `f`, so
+its defining equations hold by `rfl` (used in `Formal/Network/Laws.lean`). Parameters and values
+have types (`Params α f`, `Shape.denote α s`) that become products only after unfolding, so
+components are taken with `Prod.fst`/`Prod.snd` (unification unfolds them) rather than with field
+notation. Every kernel gets `(α := α)`: left implicit, unification would solve it as `Tensor α []`,
+which is not reducibly `α`, and the `Scalar` instance would not be found. -/
 def eval : {s t : Shape} → (f : Arch s t) → Params α f → Shape.denote α s → Shape.denote α t
   | _, _, .id _, _, x => x
-  | _, _, .comp f g, p, x => eval g p.2 (eval f p.1 x)
-  | _, _, .par f g, p, x => (eval f p.1 x.1, eval g p.2 x.2)
+  | _, _, .comp f g, p, x => eval g (Prod.snd p) (eval f (Prod.fst p) x)
+  | _, _, .par f g, p, x => (eval f (Prod.fst p) (Prod.fst x), eval g (Prod.snd p) (Prod.snd x))
   | _, _, .copy _, _, x => (x, x)
-  | _, _, .fst _ _, _, x => x.1
-  | _, _, .snd _ _, _, x => x.2
-  | _, _, .add s, _, x => Tensor.zipWith (s := s) (· + ·) x.1 x.2
-  | _, _, .mul s, _, x => Tensor.zipWith (s := s) (· * ·) x.1 x.2
-  | _, _, .scale c s, _, x => Tensor.map (s := s) (fun a => Const.denote c * a) x
+  | _, _, .fst _ _, _, x => Prod.fst x
+  | _, _, .snd _ _, _, x => Prod.snd x
+  | _, _, .add s, _, x =>
+      Tensor.zipWith (α := α) (s := s) (fun a b => a + b) (Prod.fst x) (Prod.snd x)
+  | _, _, .mul s, _, x =>
+      Tensor.zipWith (α := α) (s := s) (fun a b => a * b) (Prod.fst x) (Prod.snd x)
+  | _, _, .scale c s, _, x =>
+      Tensor.map (α := α) (s := s) (fun a => (Const.denote c : α) * a) x
   | _, _, .linear pre m n, p, x =>
-      Tensor.mapPre (s := [m]) (t := [n]) (Kernel.affine p.1 p.2) pre x
-  | _, _, .relu s, _, x => Tensor.map (s := s) Scalar.relu x
-  | _, _, .sigmoid s, _, x => Tensor.map (s := s) Kernel.sigmoid x
+      Tensor.mapPre (α := α) (s := [m]) (t := [n])
+        (Kernel.affine (α := α) (m := m) (n := n) (Prod.fst p) (Prod.snd p)) pre x
+  | _, _, .relu s, _, x => Tensor.map (α := α) (s := s) (Scalar.relu (α := α)) x
+  | _, _, .sigmoid s, _, x => Tensor.map (α := α) (s := s) (Kernel.sigmoid (α := α)) x
   | _, _, .softmax pre n, _, x =>
-      Tensor.mapPre (s := [n]) (t := [n]) (Kernel.softmax (n := n)) pre x
+      Tensor.mapPre (α := α) (s := [n]) (t := [n]) (Kernel.softmax (α := α) (n := n)) pre x
   | _, _, .layerNorm pre n eps, p, x =>
-      Tensor.mapPre (s := [n]) (t := [n]) (Kernel.layerNorm (Const.denote eps) p.1 p.2) pre x
+      Tensor.mapPre (α := α) (s := [n]) (t := [n])
+        (Kernel.layerNorm (α := α) (n := n) (Const.denote eps : α) (Prod.fst p) (Prod.snd p)) pre x
   | _, _, .matmul pre m k post, _, x =>
-      Tensor.zipPre (s := [m, k]) (t := k :: post) (r := m :: post)
-        (Kernel.matmul (m := m) (k := k) (post := post)) pre x.1 x.2
+      Tensor.zipPre (α := α) (s := [m, k]) (t := k :: post) (r := m :: post)
+        (Kernel.matmul (α := α) (m := m) (k := k) (post := post)) pre (Prod.fst x) (Prod.snd x)
   | _, _, .transpose pre a b post, _, x =>
-      Tensor.mapPre (s := a :: b :: post) (t := b :: a :: post)
-        (fun (y : Fin a → Fin b → Tensor α post) (j : Fin b) (i : Fin a) => y i j) pre x
+      Tensor.mapPre (α := α) (s := a :: b :: post) (t := b :: a :: post)
+        (Kernel.swap (a := a) (b := b) (β := Tensor α post)) pre x
   | _, _, .splitLast pre a b, _, x =>
-      Tensor.mapPre (s := [a * b]) (t := [a, b]) (Kernel.splitAxis (α := α) (a := a) (b := b)) pre x
+      Tensor.mapPre (α := α) (s := [a * b]) (t := [a, b])
+        (Kernel.splitAxis (α := α) (a := a) (b := b)) pre x
   | _, _, .mergeLast pre a b, _, x =>
-      Tensor.mapPre (s := [a, b]) (t := [a * b]) (Kernel.mergeAxis (α := α) (a := a) (b := b)) pre x
-  | _, _, .route k hk _, _, x => (Kernel.argmax k hk x.1, x.2)
-  | _, _, .copair _ f, p, x => eval f (p x.1) x.2
+      Tensor.mapPre (α := α) (s := [a, b]) (t := [a * b])
+        (Kernel.mergeAxis (α := α) (a := a) (b := b)) pre x
+  | _, _, .route k hk _, _, x => (Kernel.argmax (α := α) k hk (Prod.fst x), Prod.snd x)
+  | _, _, .copair _ f, p, x => eval f (p (Prod.fst x)) (Prod.snd x)
 
 end Arch
 

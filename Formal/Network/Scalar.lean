@@ -56,29 +56,30 @@ def div (a b : α) : α := a * Scalar.inv b
 
 /-- The image of an integer. -/
 def ofInt : Int → α
-  | .ofNat n => Scalar.ofNat n
-  | .negSucc n => -(Scalar.ofNat (n + 1))
+  | .ofNat n => (Scalar.ofNat n : α)
+  | .negSucc n => -(Scalar.ofNat (n + 1) : α)
 
 /-- `∑_{i < n} f i`, summed left to right: `((f 0 + f 1) + ...) + f (n-1)`, starting from `0`. -/
 def sum : (n : Nat) → (Fin n → α) → α
-  | 0, _ => Scalar.zero
+  | 0, _ => (Scalar.zero : α)
   | n + 1, f => sum n (fun i => f (Fin.castSucc i)) + f (Fin.last n)
 
 /-- The rectifier `max 0 x`, written as a branch on the decidable order. -/
-def relu (x : α) : α := if Scalar.zero < x then x else Scalar.zero
+def relu (x : α) : α := if (Scalar.zero : α) < x then x else Scalar.zero
 
 end Scalar
 
-/-- Core's rationals carry the ordered-field operations. -/
+/-- Core's rationals carry the ordered-field operations (`Rat` is in core's `Init.Data.Rat`;
+`Rat.inv 0 = 0`). -/
 instance : Scalar Rat where
-  add := (· + ·)
-  mul := (· * ·)
-  neg := (- ·)
-  lt := (· < ·)
+  add := fun a b => a + b
+  mul := fun a b => a * b
+  neg := fun a => -a
+  lt := fun a b => a < b
   zero := 0
   one := 1
-  inv := (·⁻¹)
-  ofNat := fun n => (n : Rat)
+  inv := Rat.inv
+  ofNat := fun n => NatCast.natCast n
   decLt := fun a b => inferInstanceAs (Decidable (a < b))
 
 end Formal

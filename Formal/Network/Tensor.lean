@@ -70,7 +70,7 @@ def affine {m n : Nat} (W : Fin n → Fin m → α) (b : Fin n → α) (x : Fin 
   fun i => Scalar.sum m (fun j => W i j * x j) + b i
 
 /-- `σ(x) = 1 / (1 + exp (-x))`. -/
-def sigmoid (x : α) : α := Scalar.inv (Scalar.one + Transcendental.exp (-x))
+def sigmoid (x : α) : α := Scalar.inv ((Scalar.one : α) + Transcendental.exp (-x))
 
 /-- `softmax(v)ᵢ = exp vᵢ / ∑ⱼ exp vⱼ` (PyTorch subtracts `max v` first; the value is the same). -/
 def softmax {n : Nat} (v : Fin n → α) : Fin n → α :=
@@ -79,9 +79,9 @@ def softmax {n : Nat} (v : Fin n → α) : Fin n → α :=
 /-- Layer normalisation over a vector, as `nn.LayerNorm`: biased variance, `eps` inside the root,
 then the elementwise affine map `γ ⊙ · + β`. -/
 def layerNorm {n : Nat} (eps : α) (γ β : Fin n → α) (v : Fin n → α) : Fin n → α :=
-  let invN := Scalar.inv (Scalar.ofNat n)
-  let μ := Scalar.sum n v * invN
-  let var := Scalar.sum n (fun j => Scalar.sub (v j) μ * Scalar.sub (v j) μ) * invN
+  let invN : α := Scalar.inv (Scalar.ofNat n : α)
+  let μ : α := Scalar.sum n v * invN
+  let var : α := Scalar.sum n (fun j => Scalar.sub (v j) μ * Scalar.sub (v j) μ) * invN
   fun i => Scalar.sub (v i) μ * Scalar.inv (Transcendental.sqrt (var + eps)) * γ i + β i
 
 /-- Matrix times tensor, contracting the shared axis: `(A B)ᵢ = ∑_c A i c • B c`. With `post = []`
@@ -108,8 +108,13 @@ end Kernel
 namespace Index
 
 theorem split_lt {a b i j : Nat} (hi : i < a) (hj : j < b) : i * b + j < a * b :=
-  Nat.lt_of_lt_of_le (Nat.add_lt_add_left hj (i * b))
-    (Nat.succ_mul i b ▸ Nat.mul_le_mul_right b hi)
+  have h1 : i * b + j < i * b + b := Nat.add_lt_add_left hj (i * b)
+  -- `i < a` unfolds (`Nat.lt`) to `i + 1 ≤ a`
+  have hi' : i + 1 ≤ a := hi
+  have h2 : (i + 1) * b ≤ a * b := Nat.mul_le_mul hi' (Nat.le_refl b)
+  -- `Nat.succ_mul : succ n * m = n * m + m`; `succ i` and `i + 1` agree definitionally
+  have h3 : i * b + b = (i + 1) * b := (Nat.succ_mul i b).symm
+  Nat.lt_of_lt_of_le h1 (Nat.le_trans (Nat.le_of_eq h3) h2)
 
 theorem pos_of_lt_mul {a b c : Nat} (hc : c < a * b) : 0 < b :=
   match b, hc with
@@ -135,6 +140,10 @@ def splitAxis {a b : Nat} (t : Fin (a * b) → α) : Fin a → Fin b → α :=
 /-- `[a, b] → [a * b]`, the inverse of `splitAxis`. -/
 def mergeAxis {a b : Nat} (t : Fin a → Fin b → α) : Fin (a * b) → α :=
   fun c => t ⟨c.val / b, Index.div_lt c.isLt⟩ ⟨c.val % b, Index.mod_lt c.isLt⟩
+
+/-- Swap two leading axes: `(swap y) j i = y i j` (the transposition of two adjacent axes). -/
+def swap {a b : Nat} {β : Type u} (y : Fin a → Fin b → β) : Fin b → Fin a → β :=
+  fun j i => y i j
 
 end Kernel
 

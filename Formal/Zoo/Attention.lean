@@ -17,7 +17,9 @@ set_option linter.unusedVariables false in
 `d_model / heads`, with input and output projections and scores scaled by `1/√(d_model / heads)`.
 The hypotheses are those of the PyTorch counterpart (at least one head, heads divide the width).
 
-PyTorch: `torch.nn.MultiheadAttention(d_model, heads, batch_first=True)` -/
+PyTorch: `torch.nn.MultiheadAttention(d_model, heads, batch_first=True)`
+
+Example: `seq=5 d_model=8 heads=2` -/
 def attention {seq : Nat} (d_model heads : Nat) (h_pos : 0 < heads) (h_dvd : heads ∣ d_model) :
     Arch (.tensor [seq, d_model]) (.tensor [seq, d_model]) :=
   Arch.selfAttention seq d_model heads (d_model / heads)

@@ -15,7 +15,9 @@ open scoped Formal.Arch
 /-- Pre-norm transformer encoder block: `x + attention(LN₁ x)`, then `y + FF(LN₂ y)` with
 `FF = Linear(d_model, d_ff) → ReLU → Linear(d_ff, d_model)`.
 
-PyTorch: `torch.nn.TransformerEncoderLayer(d_model, heads, d_ff, dropout=0.0, batch_first=True, norm_first=True)` -/
+PyTorch: `torch.nn.TransformerEncoderLayer(d_model, heads, d_ff, dropout=0.0, batch_first=True, norm_first=True)`
+
+Example: `seq=5 d_model=8 heads=2 d_ff=16` -/
 def encoderBlock {seq : Nat} (d_model heads d_ff : Nat) (h_pos : 0 < heads)
     (h_dvd : heads ∣ d_model) : Arch (.tensor [seq, d_model]) (.tensor [seq, d_model]) :=
   Arch.residual [seq, d_model]

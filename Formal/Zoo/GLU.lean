@@ -14,7 +14,9 @@ open scoped Formal.Arch
 
 /-- Gated linear unit: `(W₁ x + b₁) ⊙ σ(W₂ x + b₂)`.
 
-PyTorch: `torch.nn.Sequential(torch.nn.Linear(d_in, 2 * d_out), torch.nn.GLU(dim=-1))` -/
+PyTorch: `torch.nn.Sequential(torch.nn.Linear(d_in, 2 * d_out), torch.nn.GLU(dim=-1))`
+
+Example: `d_in=6 d_out=4` -/
 def glu (d_in d_out : Nat) : Arch (.tensor [d_in]) (.tensor [d_out]) :=
   Arch.copy (.tensor [d_in]) ≫
     (Arch.linear [] d_in d_out ⊗ (Arch.linear [] d_in d_out ≫ Arch.sigmoid [d_out])) ≫

@@ -15,7 +15,9 @@ open scoped Formal.Arch
 
 /-- `x ↦ W(x) x` with `W(x) = reshape(A x + a) ∈ ℝ^{d_out × d_in}`.
 
-PyTorch: none (reference: `pybridge.laws.references.hyper_linear`) -/
+PyTorch: none (reference: `pybridge.laws.references.hyper_linear`)
+
+Example: `d_in=4 d_out=3` -/
 def hyperLinear (d_in d_out : Nat) : Arch (.tensor [d_in]) (.tensor [d_out]) :=
   Arch.copy (.tensor [d_in]) ≫
     ((Arch.linear [] d_in (d_out * d_in) ≫ Arch.splitLast [] d_out d_in) ⊗

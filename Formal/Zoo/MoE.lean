@@ -15,7 +15,9 @@ open scoped Formal.Arch
 
 /-- Top-1 mixture of `experts` linear experts `ℝ^d → ℝ^d`, routed by the arg-max of a linear router.
 
-PyTorch: none (reference: `pybridge.laws.references.moe`) -/
+PyTorch: none (reference: `pybridge.laws.references.moe`)
+
+Example: `d=4 experts=3` -/
 def moe (d experts : Nat) (h_pos : 0 < experts) : Arch (.tensor [d]) (.tensor [d]) :=
   Arch.copy (.tensor [d]) ≫
     (Arch.linear [] d experts ⊗ Arch.id (.tensor [d])) ≫

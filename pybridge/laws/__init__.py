@@ -1,0 +1,1 @@
+"""Numerical checks of the emitted layers against independent PyTorch references."""

@@ -1,0 +1,222 @@
+"""The Zoo catalogue, read from the Lean sources.
+
+Every ``def`` in ``Formal/Zoo/*.lean`` under the namespace ``Formal.Zoo`` is a layer; the definitions
+of ``Formal/Network/Derived.lean`` are the combinators they may use. A layer's docstring carries two
+structured lines that the bridge reads::
+
+    PyTorch: `torch.nn.MultiheadAttention(d_model, heads, batch_first=True)`
+    Example: `seq=5 d_model=8 heads=2`
+
+(``PyTorch: none (reference: `module.function`)`` when PyTorch has no counterpart). Python keeps no
+list of layers of its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from pybridge.errors import BridgeError, LeanParseError, UnknownLayerError
+from pybridge.lean.expand import binder_kind, instantiate, render
+from pybridge.lean.parser import Def, parse_source
+from pybridge.spec.terms import Term
+from pybridge.spec.typing import Signature
+
+#: Files, relative to the repository root, whose definitions layers may use.
+COMBINATOR_FILES = ("Formal/Network/Derived.lean",)
+ZOO_DIR = "Formal/Zoo"
+ZOO_NAMESPACE = "Formal.Zoo"
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The repository root: ``$TOPOS_BRIDGE_ROOT``, else the nearest directory above ``start`` (or the
+    working directory, then this package) holding ``lakefile.lean`` and ``Formal/``."""
+    env = os.environ.get("TOPOS_BRIDGE_ROOT")
+    if env:
+        root = Path(env)
+        if (root / "Formal").is_dir():
+            return root.resolve()
+        raise BridgeError(f"TOPOS_BRIDGE_ROOT={env}: no Formal/ directory there")
+    starts = [start] if start else [Path.cwd(), Path(__file__).resolve().parent]
+    for s in starts:
+        for d in [s.resolve(), *s.resolve().parents]:
+            if (d / "lakefile.lean").is_file() and (d / "Formal").is_dir():
+                return d
+    raise BridgeError(
+        "cannot find the topos-bridge sources (a directory with lakefile.lean and Formal/); "
+        "run inside the repository or set TOPOS_BRIDGE_ROOT"
+    )
+
+
+class Hypothesis(BaseModel):
+    """A ``Prop`` binder of a layer: a side condition on its parameters."""
+
+    model_config = ConfigDict(frozen=True)
+    name: str
+    statement: str
+
+
+class LayerInfo(BaseModel):
+    """One Zoo layer, as declared in Lean."""
+
+    model_config = ConfigDict(frozen=True)
+    name: str
+    lean_decl: str
+    file: str
+    line: int
+    summary: str
+    doc: str
+    params: tuple[str, ...]
+    runtime_dims: tuple[str, ...]
+    hypotheses: tuple[Hypothesis, ...]
+    pytorch: str | None
+    reference: str | None
+    example: dict[str, int]
+    type: str
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """The parsed Zoo: layers by name, every definition by qualified name, and file hashes."""
+
+    root: Path
+    layers: dict[str, LayerInfo]
+    defs: dict[str, Def]
+    sha256: dict[str, str]
+
+    def layer(self, name: str) -> LayerInfo:
+        """The layer called ``name``; :class:`UnknownLayerError` with the known names otherwise."""
+        if name not in self.layers:
+            raise UnknownLayerError(f"unknown layer {name!r}; the Zoo has: {', '.join(sorted(self.layers))}")
+        return self.layers[name]
+
+    def instantiate(self, name: str, params: dict[str, int]) -> tuple[Term, Signature]:
+        """The checked term of a layer for the given parameters."""
+        info = self.layer(name)
+        return instantiate(self.defs[info.lean_decl], self.defs, params)
+
+    def dependencies(self, name: str) -> list[str]:
+        """Relative paths of the Lean files a layer's expansion reads (its own file first)."""
+        info = self.layer(name)
+        deps = [info.file]
+        seen = {info.lean_decl}
+        stack = [self.defs[info.lean_decl]]
+        while stack:
+            d = stack.pop()
+            for ident in _identifiers(d.body):
+                for cand in (ident, f"{d.namespace}.{ident}", f"Formal.{ident}", f"Formal.Zoo.{ident}"):
+                    if cand in self.defs and cand not in seen:
+                        seen.add(cand)
+                        stack.append(self.defs[cand])
+                        if self.defs[cand].file not in deps:
+                            deps.append(self.defs[cand].file)
+        return deps
+
+
+def _identifiers(node: object) -> list[str]:
+    from pybridge.lean import parser as P
+
+    out: list[str] = []
+    if isinstance(node, P.Ident):
+        out.append(node.name)
+    for child in getattr(node, "__dict__", {}).values():
+        if isinstance(child, P.Node):
+            out.extend(_identifiers(child))
+        elif isinstance(child, tuple):
+            for c in child:
+                if isinstance(c, P.Node):
+                    out.extend(_identifiers(c))
+    return out
+
+
+_PYTORCH = re.compile(r"^PyTorch:\s*(.*)$", re.MULTILINE)
+_EXAMPLE = re.compile(r"^Example:\s*`([^`]*)`", re.MULTILINE)
+
+
+def _metadata(d: Def) -> tuple[str | None, str | None, dict[str, int]]:
+    doc = d.doc or ""
+    m = _PYTORCH.search(doc)
+    if not m:
+        raise LeanParseError(d.file, d.line, f"the docstring of {d.short} has no 'PyTorch:' line")
+    text = m.group(1).strip()
+    pytorch = reference = None
+    if text.startswith("`") and text.endswith("`"):
+        pytorch = text.strip("`")
+    else:
+        ref = re.match(r"none \(reference: `([\w.]+)`\)", text)
+        if not ref:
+            raise LeanParseError(
+                d.file, d.line, f"malformed 'PyTorch:' line in the docstring of {d.short}: {text}"
+            )
+        reference = ref.group(1)
+    example: dict[str, int] = {}
+    ex = _EXAMPLE.search(doc)
+    if ex:
+        for part in ex.group(1).split():
+            k, _, v = part.partition("=")
+            if not v.isdigit():
+                raise LeanParseError(d.file, d.line, f"malformed 'Example:' entry {part!r} in {d.short}")
+            example[k] = int(v)
+    return pytorch, reference, example
+
+
+@lru_cache(maxsize=8)
+def _load(root: Path, stamp: tuple[tuple[str, float], ...]) -> Catalogue:
+    files = [root / f for f in COMBINATOR_FILES] + sorted((root / ZOO_DIR).glob("*.lean"))
+    defs: dict[str, Def] = {}
+    layers: dict[str, LayerInfo] = {}
+    hashes: dict[str, str] = {}
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        try:
+            data = path.read_bytes()
+        except OSError as err:
+            raise BridgeError(f"{rel}: cannot read: {err.strerror}") from None
+        hashes[rel] = hashlib.sha256(data).hexdigest()
+        parsed = parse_source(data.decode("utf-8"), rel)
+        for d in parsed.defs:
+            if d.name in defs:
+                raise LeanParseError(rel, d.line, f"{d.name} is defined twice")
+            defs[d.name] = d
+    for d in defs.values():
+        if not (d.file.startswith(ZOO_DIR + "/") and d.namespace == ZOO_NAMESPACE):
+            continue
+        pytorch, reference, example = _metadata(d)
+        doc = d.doc or ""
+        layers[d.short] = LayerInfo(
+            name=d.short,
+            lean_decl=d.name,
+            file=d.file,
+            line=d.line,
+            summary=doc.split("\n\n")[0].replace("\n", " ").strip(),
+            doc=doc,
+            params=tuple(b.name for b in d.binders if binder_kind(b.type) == "nat" and not b.implicit),
+            runtime_dims=tuple(b.name for b in d.binders if binder_kind(b.type) == "nat" and b.implicit),
+            hypotheses=tuple(
+                Hypothesis(name=b.name, statement=render(b.type))
+                for b in d.binders
+                if binder_kind(b.type) == "prop"
+            ),
+            pytorch=pytorch,
+            reference=reference,
+            example=example,
+            type=render(d.type),
+        )
+    return Catalogue(root=root, layers=layers, defs=defs, sha256=hashes)
+
+
+def load_catalogue(root: Path | None = None) -> Catalogue:
+    """Parse the Zoo (cached while the files are unchanged)."""
+    root = (root or find_root()).resolve()
+    zoo = root / ZOO_DIR
+    if not zoo.is_dir():
+        raise BridgeError(f"{zoo}: no Zoo directory")
+    paths = [root / f for f in COMBINATOR_FILES] + sorted(zoo.glob("*.lean"))
+    stamp = tuple((p.as_posix(), p.stat().st_mtime) for p in paths if p.exists())
+    return _load(root, stamp)

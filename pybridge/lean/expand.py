@@ -1,0 +1,460 @@
+"""Give the parsed layer definitions their meaning as :mod:`pybridge.spec` terms.
+
+A Zoo layer is a Lean ``def`` whose body is built from ``Arch`` constructors, other definitions
+(``Arch.residual``, ``attention``, …), dimension arithmetic and hypotheses. :func:`instantiate`
+substitutes the user's parameters for the explicit ``Nat`` binders, keeps implicit ``Nat`` binders
+(such as ``seq``) as named run-time dimensions, checks the ``Prop`` binders (``0 < heads``,
+``heads ∣ d_model``) on the values, expands definitions, and type-checks the resulting term against the
+declared type. It reads the Lean source only; nothing is evaluated by Lean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from pybridge.errors import LeanParseError, ShapeError, UsageError
+from pybridge.lean.parser import App, Binder, BinOp, Def, DotCtor, Ident, ListLit, NamedArg, Neg, Node, Num
+from pybridge.spec import terms as T
+from pybridge.spec.shapes import CoprodShape, Dim, ProdShape, Shape, TensorShape
+from pybridge.spec.typing import Signature, signature
+
+
+@dataclass(frozen=True)
+class Proof:
+    """A proof argument: the name of a hypothesis of an enclosing definition."""
+
+    hypothesis: str
+
+
+Value = object  # int | str | tuple[Dim, ...] | Shape | Const | Term | Proof | bool
+
+#: Argument kinds of each ``Arch`` constructor (its explicit arguments, in order).
+CTOR_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
+    "id": (("s", "shape"),),
+    "comp": (("f", "arch"), ("g", "arch")),
+    "par": (("f", "arch"), ("g", "arch")),
+    "copy": (("s", "shape"),),
+    "fst": (("a", "shape"), ("b", "shape")),
+    "snd": (("a", "shape"), ("b", "shape")),
+    "add": (("s", "list"),),
+    "mul": (("s", "list"),),
+    "scale": (("c", "const"), ("s", "list")),
+    "linear": (("pre", "list"), ("m", "nat"), ("n", "nat")),
+    "relu": (("s", "list"),),
+    "sigmoid": (("s", "list"),),
+    "softmax": (("pre", "list"), ("n", "nat")),
+    "layerNorm": (("pre", "list"), ("n", "nat"), ("eps", "const")),
+    "matmul": (("pre", "list"), ("m", "nat"), ("k", "nat"), ("post", "list")),
+    "transpose": (("pre", "list"), ("a", "nat"), ("b", "nat"), ("post", "list")),
+    "splitLast": (("pre", "list"), ("a", "nat"), ("b", "nat")),
+    "mergeLast": (("pre", "list"), ("a", "nat"), ("b", "nat")),
+    "route": (("k", "nat"), ("hk", "proof"), ("s", "shape")),
+    "copair": (("k", "nat"), ("f", "arch")),
+}
+
+_SHAPE_CTORS = {
+    "tensor": (("dims", "list"),),
+    "prod": (("a", "shape"), ("b", "shape")),
+    "coprod": (("k", "nat"), ("a", "shape")),
+}
+_CONST_CTORS = {"rat": (("num", "int"), ("den", "nat")), "invSqrt": (("n", "nat"),)}
+
+
+def _strip(name: str, prefixes: tuple[str, ...]) -> str | None:
+    for p in prefixes:
+        if name.startswith(p) and "." not in name[len(p) :]:
+            return name[len(p) :]
+    return None
+
+
+def binder_kind(ty: Node) -> str:
+    """The kind of value a binder of type ``ty`` holds: nat, list, shape, const, arch or prop."""
+    if isinstance(ty, Ident):
+        return {
+            "Nat": "nat",
+            "Shape": "shape",
+            "Formal.Shape": "shape",
+            "Const": "const",
+            "Formal.Const": "const",
+        }.get(ty.name, "unknown")
+    if isinstance(ty, App) and isinstance(ty.fn, Ident):
+        if (
+            ty.fn.name == "List"
+            and len(ty.args) == 1
+            and isinstance(ty.args[0], Ident)
+            and ty.args[0].name == "Nat"
+        ):
+            return "list"
+        if ty.fn.name in ("Arch", "Formal.Arch") and len(ty.args) == 2:
+            return "arch"
+    if isinstance(ty, BinOp) and ty.op in ("<", "≤", "∣", "="):
+        return "prop"
+    return "unknown"
+
+
+def render(node: Node) -> str:
+    """Lean-like text of an expression (for messages)."""
+    match node:
+        case Ident(name=name):
+            return name
+        case Num(value=v):
+            return str(v)
+        case DotCtor(name=name):
+            return f".{name}"
+        case ListLit(items=items):
+            return "[" + ", ".join(render(i) for i in items) + "]"
+        case BinOp(op=op, left=left, right=right):
+            return f"{render(left)} {op} {render(right)}"
+        case Neg(operand=o):
+            return f"-{render(o)}"
+        case NamedArg(name=name, value=value):
+            return f"({name} := {render(value)})"
+        case App(fn=fn, args=args):
+            return " ".join(
+                [render(fn)] + [f"({render(a)})" if isinstance(a, App | BinOp) else render(a) for a in args]
+            )
+    return "?"
+
+
+def _nat_op(op: str, a: Dim, b: Dim) -> Dim:
+    if isinstance(a, int) and isinstance(b, int):
+        if op == "+":
+            return a + b
+        if op == "-":
+            return max(a - b, 0)
+        if op == "*":
+            return a * b
+        if op == "/":
+            return a // b if b else 0
+        if op == "%":
+            return a % b if b else a
+    return f"({a} {op} {b})"
+
+
+def _prop_value(op: str, a: Dim, b: Dim) -> bool | None:
+    if not (isinstance(a, int) and isinstance(b, int)):
+        return None
+    if op == "<":
+        return a < b
+    if op == "≤":
+        return a <= b
+    if op == "=":
+        return a == b
+    return (b % a == 0) if a else b == 0  # a ∣ b
+
+
+class Expander:
+    """Expands definitions of a catalogue of parsed files into terms."""
+
+    def __init__(self, defs: Mapping[str, Def]) -> None:
+        self.defs = dict(defs)
+
+    # -- name resolution
+    def resolve_def(self, name: str, where: Def) -> Def | None:
+        candidates = []
+        parts = where.namespace.split(".") if where.namespace else []
+        for i in range(len(parts), -1, -1):
+            prefix = ".".join(parts[:i])
+            candidates.append(f"{prefix}.{name}" if prefix else name)
+        for opened in where.opens:
+            candidates.append(f"{opened}.{name}")
+        for cand in candidates:
+            if cand in self.defs:
+                return self.defs[cand]
+        return None
+
+    def err(self, where: Def, node: Node, message: str) -> LeanParseError:
+        return LeanParseError(where.file, node.line, message)
+
+    # -- evaluation
+    def eval(self, node: Node, env: dict[str, Value], where: Def, kind: str) -> Value:
+        """Evaluate ``node`` in ``env`` as a value of ``kind`` (nat, int, list, shape, const, arch, proof)."""
+        match node:
+            case Num(value=v):
+                if kind not in ("nat", "int"):
+                    raise self.err(where, node, f"expected a {kind}, found the number {v}")
+                return v
+            case Neg(operand=o):
+                v = self.eval(o, env, where, "int")
+                if kind != "int" or not isinstance(v, int):
+                    raise self.err(where, node, "negation is only supported in integer constants")
+                return -v
+            case ListLit(items=items):
+                if kind != "list":
+                    raise self.err(where, node, f"expected a {kind}, found a list")
+                return tuple(self.eval(i, env, where, "nat") for i in items)
+            case Ident(name=name) if name in env:
+                return self._coerce(env[name], kind, where, node)
+            case Ident() | DotCtor():
+                return self.apply(node, (), env, where, kind, explicit=False)
+            case App(fn=fn, args=args, explicit=explicit):
+                return self.apply(fn, args, env, where, kind, explicit)
+            case BinOp(op=op, left=left, right=right):
+                return self.binop(node, op, left, right, env, where, kind)
+        raise self.err(where, node, f"unsupported expression '{render(node)}'")
+
+    def _coerce(self, value: Value, kind: str, where: Def, node: Node) -> Value:
+        ok = {
+            "nat": lambda v: isinstance(v, int | str) and not isinstance(v, bool),
+            "int": lambda v: isinstance(v, int),
+            "list": lambda v: isinstance(v, tuple),
+            "shape": lambda v: isinstance(v, TensorShape | ProdShape | CoprodShape),
+            "const": lambda v: isinstance(v, T.Rat | T.InvSqrt),
+            "arch": lambda v: (
+                hasattr(v, "kind")
+                and not isinstance(v, TensorShape | ProdShape | CoprodShape | T.Rat | T.InvSqrt)
+            ),
+            "proof": lambda v: isinstance(v, Proof),
+        }[kind]
+        if not ok(value):
+            raise self.err(where, node, f"'{render(node)}' is not a {kind}")
+        return value
+
+    def binop(
+        self, node: Node, op: str, left: Node, right: Node, env: dict[str, Value], where: Def, kind: str
+    ) -> Value:
+        loc = f"{where.file}:{node.line}"
+        if op == "≫" and kind == "arch":
+            return T.Comp(
+                f=self.eval(left, env, where, "arch"), g=self.eval(right, env, where, "arch"), loc=loc
+            )
+        if op == "⊗" and kind == "arch":
+            return T.Par(
+                f=self.eval(left, env, where, "arch"), g=self.eval(right, env, where, "arch"), loc=loc
+            )
+        if op == "++" and kind == "list":
+            return tuple(self.eval(left, env, where, "list")) + tuple(self.eval(right, env, where, "list"))
+        if op == "::" and kind == "list":
+            return (self.eval(left, env, where, "nat"), *self.eval(right, env, where, "list"))
+        if op in ("+", "-", "*", "/", "%") and kind in ("nat", "int"):
+            return _nat_op(op, self.eval(left, env, where, "nat"), self.eval(right, env, where, "nat"))
+        raise self.err(where, node, f"operator '{op}' does not build a {kind}")
+
+    def apply(
+        self, fn: Node, args: tuple[Node, ...], env: dict[str, Value], where: Def, kind: str, explicit: bool
+    ) -> Value:
+        loc = f"{where.file}:{fn.line}"
+        if isinstance(fn, DotCtor):
+            name = fn.name
+            table = _SHAPE_CTORS if kind == "shape" else _CONST_CTORS if kind == "const" else None
+            if table is None or name not in table:
+                raise self.err(where, fn, f"'.{name}' is not a constructor of the expected {kind}")
+            return self._build_simple(kind, name, table[name], args, env, where, fn)
+        if not isinstance(fn, Ident):
+            raise self.err(where, fn, f"cannot apply '{render(fn)}'")
+        name = fn.name
+        ctor = _strip(name, ("Arch.", "Formal.Arch."))
+        if (
+            ctor is None
+            and where.namespace.endswith("Arch")
+            and name in CTOR_ARGS
+            and self.resolve_def(name, where) is None
+        ):
+            ctor = name
+        if ctor is not None and ctor in CTOR_ARGS:
+            if kind != "arch":
+                raise self.err(where, fn, f"'{name}' is a layer, but a {kind} is expected here")
+            vals = self._positional(name, CTOR_ARGS[ctor], args, env, where, fn)
+            if ctor == "route":
+                vals = {k: v for k, v in vals.items() if k != "hk"}
+            return T.CONSTRUCTORS[ctor](**vals, loc=loc)
+        for table, k in ((_SHAPE_CTORS, "shape"), (_CONST_CTORS, "const")):
+            short = _strip(
+                name,
+                (
+                    f"{'Shape' if k == 'shape' else 'Const'}.",
+                    f"Formal.{'Shape' if k == 'shape' else 'Const'}.",
+                ),
+            )
+            if short is not None and short in table:
+                return self._build_simple(k, short, table[short], args, env, where, fn)
+        target = self.resolve_def(name, where)
+        if target is None:
+            raise self.err(
+                where, fn, f"unknown name '{name}' (not an Arch constructor or a definition the bridge reads)"
+            )
+        return self.call(target, args, env, where, fn, kind, explicit)
+
+    def _positional(
+        self,
+        name: str,
+        spec: tuple[tuple[str, str], ...],
+        args: tuple[Node, ...],
+        env: dict[str, Value],
+        where: Def,
+        fn: Node,
+    ) -> dict[str, Value]:
+        if any(isinstance(a, NamedArg) for a in args):
+            raise self.err(where, fn, f"named arguments to '{name}' are not supported")
+        if len(args) != len(spec):
+            raise self.err(where, fn, f"'{name}' takes {len(spec)} explicit arguments, given {len(args)}")
+        return {arg_name: self.eval(a, env, where, arg_kind) for (arg_name, arg_kind), a in zip(spec, args)}
+
+    def _build_simple(
+        self,
+        kind: str,
+        name: str,
+        spec: tuple[tuple[str, str], ...],
+        args: tuple[Node, ...],
+        env: dict[str, Value],
+        where: Def,
+        fn: Node,
+    ) -> Value:
+        vals = self._positional(name, spec, args, env, where, fn)
+        if kind == "shape":
+            if name == "tensor":
+                return TensorShape(dims=tuple(vals["dims"]))
+            if name == "prod":
+                return ProdShape(a=vals["a"], b=vals["b"])
+            return CoprodShape(k=vals["k"], a=vals["a"])
+        if name == "rat":
+            return T.Rat(num=vals["num"], den=vals["den"])
+        return T.InvSqrt(n=vals["n"])
+
+    def call(
+        self,
+        target: Def,
+        args: tuple[Node, ...],
+        env: dict[str, Value],
+        where: Def,
+        fn: Node,
+        kind: str,
+        explicit: bool,
+    ) -> Value:
+        binders = target.binders
+        named = {a.name: a.value for a in args if isinstance(a, NamedArg)}
+        positional = [a for a in args if not isinstance(a, NamedArg)]
+        slots = [b for b in binders if explicit or not b.implicit]
+        if len(positional) > len(slots):
+            raise self.err(
+                where, fn, f"'{target.short}' takes {len(slots)} explicit arguments, given {len(positional)}"
+            )
+        if len(positional) < len(slots):
+            missing = ", ".join(b.name for b in slots[len(positional) :])
+            raise self.err(
+                where, fn, f"partial application of '{target.short}' is not supported (missing {missing})"
+            )
+        given: dict[str, Node] = {b.name: a for b, a in zip(slots, positional)}
+        for key in named:
+            if key not in {b.name for b in binders}:
+                raise self.err(where, fn, f"'{target.short}' has no argument named '{key}'")
+        given.update(named)
+        local: dict[str, Value] = {}
+        pending: list[Binder] = []
+        for b in binders:
+            k = binder_kind(b.type)
+            if k == "unknown":
+                raise self.err(target, b.type, f"unsupported binder type '{render(b.type)}' for '{b.name}'")
+            if b.name in given:
+                local[b.name] = self.eval(given[b.name], env, where, "proof" if k == "prop" else k)
+            else:
+                pending.append(b)
+        for b in list(pending):
+            if binder_kind(b.type) == "arch":
+                raise self.err(where, fn, f"argument '{b.name}' of '{target.short}' is missing")
+        if pending:
+            self._infer(target, pending, local, where, fn)
+        for b in binders:
+            if binder_kind(b.type) == "prop":
+                self._check_prop(target, b, local)
+        return self.eval(target.body, local, target, kind)
+
+    def _infer(
+        self, target: Def, pending: list[Binder], local: dict[str, Value], where: Def, fn: Node
+    ) -> None:
+        """Infer implicit binders by matching the types of arch-valued arguments (first-order)."""
+        unknown = {b.name for b in pending}
+        for b in target.binders:
+            if binder_kind(b.type) != "arch" or b.name not in local:
+                continue
+            sig = signature(local[b.name])  # type: ignore[arg-type]
+            assert isinstance(b.type, App)
+            for pattern, actual in zip(b.type.args, (sig.dom, sig.cod)):
+                self._match(pattern, actual, unknown, local)
+        still = [b.name for b in pending if b.name not in local]
+        if still:
+            raise self.err(
+                where,
+                fn,
+                f"cannot infer the implicit argument(s) {', '.join(still)} of "
+                f"'{target.short}'; pass them by name, e.g. ({still[0]} := ...)",
+            )
+
+    def _match(self, pattern: Node, actual: Shape, unknown: set[str], local: dict[str, Value]) -> None:
+        if isinstance(pattern, Ident) and pattern.name in unknown and pattern.name not in local:
+            local[pattern.name] = actual
+        elif isinstance(pattern, App) and isinstance(pattern.fn, DotCtor | Ident):
+            name = pattern.fn.name.split(".")[-1]
+            if name == "tensor" and isinstance(actual, TensorShape) and len(pattern.args) == 1:
+                arg = pattern.args[0]
+                if isinstance(arg, Ident) and arg.name in unknown and arg.name not in local:
+                    local[arg.name] = actual.dims
+            elif name == "prod" and isinstance(actual, ProdShape) and len(pattern.args) == 2:
+                self._match(pattern.args[0], actual.a, unknown, local)
+                self._match(pattern.args[1], actual.b, unknown, local)
+
+    def _check_prop(self, target: Def, b: Binder, local: dict[str, Value]) -> None:
+        assert isinstance(b.type, BinOp)
+        left = self.eval(b.type.left, local, target, "nat")
+        right = self.eval(b.type.right, local, target, "nat")
+        holds = _prop_value(b.type.op, left, right)  # type: ignore[arg-type]
+        if holds is False:
+            values = ", ".join(
+                f"{render(side)} = {value}"
+                for side, value in ((b.type.left, left), (b.type.right, right))
+                if not isinstance(side, Num)
+            )
+            raise ShapeError(
+                f"{target.short}: the Lean hypothesis {b.name} : {render(b.type)} fails ({values})"
+            )
+
+
+def instantiate(defn: Def, defs: Mapping[str, Def], params: Mapping[str, int]) -> tuple[T.Term, Signature]:
+    """Instantiate a Zoo definition with parameter values; returns the checked term and its signature.
+
+    Explicit ``Nat`` binders must all be given; implicit ones default to a run-time dimension of the
+    same name. Unknown or missing parameters raise :class:`UsageError`; a failed hypothesis or an
+    ill-shaped body raises :class:`ShapeError`.
+    """
+    nat_binders = [b for b in defn.binders if binder_kind(b.type) == "nat"]
+    known = {b.name for b in nat_binders}
+    extra = sorted(set(params) - known)
+    if extra:
+        raise UsageError(
+            f"{defn.short} has no parameter {', '.join(extra)} (its parameters: "
+            f"{', '.join(b.name for b in nat_binders)})"
+        )
+    missing = [b.name for b in nat_binders if not b.implicit and b.name not in params]
+    if missing:
+        raise UsageError(f"{defn.short} needs --param {' --param '.join(m + '=N' for m in missing)}")
+    env: dict[str, Value] = {}
+    exp = Expander(defs)
+    for b in defn.binders:
+        k = binder_kind(b.type)
+        if k == "nat":
+            env[b.name] = params.get(b.name, b.name)
+        elif k == "prop":
+            env[b.name] = Proof(b.name)
+        else:
+            raise LeanParseError(
+                defn.file,
+                b.line,
+                f"a Zoo layer's binders must be Nat or Prop, '{b.name}' has type '{render(b.type)}'",
+            )
+    for b in defn.binders:
+        if binder_kind(b.type) == "prop":
+            exp._check_prop(defn, b, env)
+    term = exp.eval(defn.body, env, defn, "arch")
+    sig = signature(term)  # type: ignore[arg-type]
+    if not (isinstance(defn.type, App) and binder_kind(defn.type) == "arch"):
+        raise LeanParseError(defn.file, defn.type.line, f"the type of {defn.short} must be 'Arch s t'")
+    declared = Signature(
+        exp.eval(defn.type.args[0], env, defn, "shape"),  # type: ignore[arg-type]
+        exp.eval(defn.type.args[1], env, defn, "shape"),
+    )  # type: ignore[arg-type]
+    if declared != sig:
+        raise ShapeError(
+            f"{defn.file}:{defn.line}: {defn.short} is declared {declared} but its body has type {sig}"
+        )
+    return term, sig  # type: ignore[return-value]

@@ -1,0 +1,419 @@
+"""A parser for the Lean files that define layers (``Formal/Zoo/*.lean``, ``Formal/Network/Derived.lean``).
+
+It understands the commands those files use (``import``, ``namespace``/``section``/``end``, ``open``,
+``set_option … in``, ``universe``, doc comments and ``def``) and the term language of layers:
+application, the infix operators ``≫ ⊗ ++ :: * / % + -`` with Lean's precedences, parentheses, named
+arguments ``(x := e)``, list literals and leading-dot constructors (``.tensor [n]``). Anything else is
+reported as ``file:line: unsupported …`` rather than guessed at. The result is a small AST; meaning is
+given by :mod:`pybridge.lean.expand`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pybridge.errors import LeanParseError
+from pybridge.lean.lexer import Token, tokenize
+
+# --- AST ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Node:
+    """Base of AST nodes; ``line`` is where the node starts."""
+
+    line: int
+
+
+@dataclass(frozen=True)
+class Ident(Node):
+    name: str
+
+
+@dataclass(frozen=True)
+class DotCtor(Node):
+    """``.tensor``: a constructor resolved against the expected type."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Num(Node):
+    value: int
+
+
+@dataclass(frozen=True)
+class ListLit(Node):
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class NamedArg(Node):
+    """``(x := e)`` in argument position."""
+
+    name: str
+    value: Node
+
+
+@dataclass(frozen=True)
+class App(Node):
+    fn: Node
+    args: tuple[Node, ...]
+    explicit: bool = False  # ``@f``: every argument positional
+
+
+@dataclass(frozen=True)
+class BinOp(Node):
+    op: str
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class Neg(Node):
+    operand: Node
+
+
+@dataclass(frozen=True)
+class Binder:
+    """One binder name with its type: ``(x : T)`` (explicit) or ``{x : T}`` (implicit)."""
+
+    name: str
+    type: Node
+    implicit: bool
+    line: int
+
+
+@dataclass(frozen=True)
+class Def:
+    """A ``def`` command."""
+
+    name: str  # fully qualified
+    short: str
+    binders: tuple[Binder, ...]
+    type: Node
+    body: Node
+    doc: str | None
+    file: str
+    line: int
+    namespace: str
+    opens: tuple[str, ...]
+
+
+@dataclass
+class LeanFile:
+    """The parsed commands of one file."""
+
+    path: str
+    imports: list[str] = field(default_factory=list)
+    defs: list[Def] = field(default_factory=list)
+    module_doc: str | None = None
+
+
+# Lean precedences and associativity of the infix operators the layer files use.
+INFIX: dict[str, tuple[int, str]] = {
+    "→": (25, "right"),
+    "<": (50, "left"),
+    "≤": (50, "left"),
+    "∣": (50, "left"),
+    "=": (50, "left"),
+    "++": (65, "left"),
+    "+": (65, "left"),
+    "-": (65, "left"),
+    "::": (67, "right"),
+    "⊗": (70, "right"),
+    "*": (70, "left"),
+    "/": (70, "left"),
+    "%": (70, "left"),
+    "≫": (80, "right"),
+}
+
+COMMAND_KEYWORDS = {
+    "def",
+    "theorem",
+    "lemma",
+    "abbrev",
+    "instance",
+    "structure",
+    "class",
+    "inductive",
+    "namespace",
+    "section",
+    "end",
+    "open",
+    "set_option",
+    "universe",
+    "variable",
+    "import",
+    "example",
+    "private",
+    "protected",
+    "noncomputable",
+    "attribute",
+    "mutual",
+    "axiom",
+    "opaque",
+    "macro",
+    "syntax",
+    "notation",
+    "infix",
+    "infixl",
+    "infixr",
+    "scoped",
+    "local",
+}
+
+
+class _Parser:
+    def __init__(self, tokens: list[Token], file: str) -> None:
+        self.toks = tokens
+        self.pos = 0
+        self.file = file
+
+    # -- token helpers
+    def peek(self, offset: int = 0) -> Token:
+        return self.toks[min(self.pos + offset, len(self.toks) - 1)]
+
+    def next(self) -> Token:
+        tok = self.peek()
+        self.pos += 1
+        return tok
+
+    def error(self, message: str, tok: Token | None = None) -> LeanParseError:
+        return LeanParseError(self.file, (tok or self.peek()).line, message)
+
+    def is_sym(self, text: str, offset: int = 0) -> bool:
+        tok = self.peek(offset)
+        return tok.kind == "sym" and tok.text == text
+
+    def expect_sym(self, text: str) -> Token:
+        tok = self.next()
+        if tok.kind != "sym" or tok.text != text:
+            raise self.error(f"expected '{text}', found {_show(tok)}", tok)
+        return tok
+
+    def expect_ident(self) -> Token:
+        tok = self.next()
+        if tok.kind != "ident" or tok.text in COMMAND_KEYWORDS:
+            raise self.error(f"expected a name, found {_show(tok)}", tok)
+        return tok
+
+    # -- expressions
+    def at_expr_end(self) -> bool:
+        tok = self.peek()
+        if tok.kind in ("eof", "doc", "moddoc"):
+            return True
+        if tok.kind == "ident" and tok.text in COMMAND_KEYWORDS | {"in", "where", "with", "then", "else"}:
+            return True
+        return tok.kind == "sym" and tok.text in (")", "]", "}", ",", ":=", ":", "⟩")
+
+    def expr(self, min_prec: int = 0) -> Node:
+        left = self.application()
+        while True:
+            tok = self.peek()
+            if tok.kind != "sym" or tok.text not in INFIX:
+                break
+            prec, assoc = INFIX[tok.text]
+            if prec < min_prec:
+                break
+            self.next()
+            right = self.expr(prec + 1 if assoc == "left" else prec)
+            left = BinOp(tok.line, tok.text, left, right)
+        return left
+
+    def application(self) -> Node:
+        start = self.peek()
+        if start.kind == "sym" and start.text == "-":
+            self.next()
+            return Neg(start.line, self.application())
+        explicit = False
+        if start.kind == "sym" and start.text == "@":
+            self.next()
+            explicit = True
+        fn = self.atom()
+        args: list[Node] = []
+        while not self.at_expr_end() and self.starts_atom():
+            args.append(self.argument())
+        if not args and not explicit:
+            return fn
+        return App(start.line, fn, tuple(args), explicit)
+
+    def starts_atom(self) -> bool:
+        tok = self.peek()
+        if tok.kind in ("ident", "num"):
+            return tok.text not in COMMAND_KEYWORDS
+        return tok.kind == "sym" and tok.text in ("(", "[", ".", "⟨")
+
+    def argument(self) -> Node:
+        if self.is_sym("(") and self.peek(1).kind == "ident" and self.is_sym(":=", 2):
+            open_tok = self.next()
+            name = self.next().text
+            self.next()
+            value = self.expr()
+            self.expect_sym(")")
+            return NamedArg(open_tok.line, name, value)
+        return self.atom()
+
+    def atom(self) -> Node:
+        tok = self.next()
+        if tok.kind == "ident" and tok.text not in COMMAND_KEYWORDS:
+            return Ident(tok.line, tok.text)
+        if tok.kind == "num":
+            return Num(tok.line, int(tok.text))
+        if tok.kind == "sym" and tok.text == "(":
+            if self.is_sym(")"):
+                raise self.error("unsupported syntax: '()'", tok)
+            inner = self.expr()
+            if self.is_sym(":"):
+                raise self.error("unsupported syntax: type ascription '(e : T)'")
+            self.expect_sym(")")
+            return inner
+        if tok.kind == "sym" and tok.text == "[":
+            items: list[Node] = []
+            if not self.is_sym("]"):
+                items.append(self.expr())
+                while self.is_sym(","):
+                    self.next()
+                    items.append(self.expr())
+            self.expect_sym("]")
+            return ListLit(tok.line, tuple(items))
+        if tok.kind == "sym" and tok.text == ".":
+            name = self.next()
+            if name.kind != "ident":
+                raise self.error("expected a constructor name after '.'", name)
+            return DotCtor(tok.line, name.text)
+        raise self.error(f"unsupported syntax: unexpected {_show(tok)}", tok)
+
+    # -- commands
+    def binders(self) -> list[Binder]:
+        out: list[Binder] = []
+        while self.is_sym("(") or self.is_sym("{") or self.is_sym("["):
+            open_tok = self.next()
+            if open_tok.text == "[":
+                raise self.error(
+                    "unsupported syntax: instance binder '[...]' in a layer definition", open_tok
+                )
+            close = ")" if open_tok.text == "(" else "}"
+            names = [self.expect_ident().text]
+            while self.peek().kind == "ident" and not self.is_sym(":"):
+                names.append(self.expect_ident().text)
+            self.expect_sym(":")
+            ty = self.expr()
+            self.expect_sym(close)
+            out.extend(Binder(nm, ty, open_tok.text == "{", open_tok.line) for nm in names)
+        return out
+
+    def parse_file(self) -> LeanFile:
+        result = LeanFile(self.file)
+        namespaces: list[tuple[str, str]] = []  # (kind, name)
+        opens: list[str] = []
+        doc: str | None = None
+        seen_command = False
+        while self.peek().kind != "eof":
+            tok = self.peek()
+            if tok.kind == "moddoc":
+                self.next()
+                if result.module_doc is None:
+                    result.module_doc = tok.text
+                continue
+            if tok.kind == "doc":
+                self.next()
+                doc = tok.text
+                continue
+            if tok.kind != "ident":
+                raise self.error(f"unsupported syntax at top level: {_show(tok)}", tok)
+            word = tok.text
+            if word == "import":
+                self.next()
+                if seen_command:
+                    raise self.error("'import' must come before every other command", tok)
+                result.imports.append(self.expect_ident().text)
+                continue
+            seen_command = True
+            if word in ("namespace", "section"):
+                self.next()
+                name = (
+                    self.expect_ident().text
+                    if word == "namespace"
+                    else (
+                        self.next().text
+                        if self.peek().kind == "ident" and self.peek().line == tok.line
+                        else ""
+                    )
+                )
+                namespaces.append((word, name))
+            elif word == "end":
+                self.next()
+                name = (
+                    self.next().text if self.peek().kind == "ident" and self.peek().line == tok.line else ""
+                )
+                if not namespaces or namespaces[-1][1] != name:
+                    raise self.error(f"'end {name}' does not close the innermost namespace or section", tok)
+                namespaces.pop()
+            elif word == "open":
+                self.next()
+                while (
+                    self.peek().kind == "ident" and self.peek().line == tok.line and self.peek().text != "in"
+                ):
+                    name = self.next().text
+                    if name != "scoped":
+                        opens.append(name)
+            elif word == "set_option":
+                self.next()
+                self.expect_ident()
+                self.next()  # the value
+                if self.peek().kind == "ident" and self.peek().text == "in":
+                    self.next()
+            elif word == "universe":
+                self.next()
+                while self.peek().kind == "ident" and self.peek().line == tok.line:
+                    self.next()
+            elif word == "def":
+                self.next()
+                name_tok = self.expect_ident()
+                binders = self.binders()
+                self.expect_sym(":")
+                ty = self.expr()
+                self.expect_sym(":=")
+                body = self.expr()
+                if not self.at_command_start():
+                    raise self.error(
+                        f"unsupported syntax in the body of '{name_tok.text}': {_show(self.peek())}"
+                    )
+                ns = ".".join(n for kind, n in namespaces if kind == "namespace" and n)
+                full = f"{ns}.{name_tok.text}" if ns else name_tok.text
+                result.defs.append(
+                    Def(
+                        full,
+                        name_tok.text,
+                        tuple(binders),
+                        ty,
+                        body,
+                        doc,
+                        self.file,
+                        tok.line,
+                        ns,
+                        tuple(opens),
+                    )
+                )
+                doc = None
+            else:
+                raise self.error(f"unsupported command '{word}' in a layer file", tok)
+        if namespaces:
+            raise self.error(f"namespace or section '{namespaces[-1][1]}' is never closed")
+        return result
+
+    def at_command_start(self) -> bool:
+        tok = self.peek()
+        return tok.kind in ("eof", "doc", "moddoc") or (tok.kind == "ident" and tok.text in COMMAND_KEYWORDS)
+
+
+def _show(tok: Token) -> str:
+    if tok.kind == "eof":
+        return "end of file"
+    return f"'{tok.text}'" if tok.kind in ("sym", "ident", "num") else tok.kind
+
+
+def parse_source(source: str, file: str) -> LeanFile:
+    """Parse one Lean file's text."""
+    return _Parser(tokenize(source, file), file).parse_file()

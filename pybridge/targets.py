@@ -1,0 +1,75 @@
+"""Model targets for the commands that analyse a model (``fragment``, ``site``, ``presheaf``, ...).
+
+A TARGET is either the name of a Zoo layer (``attention``; its parameters from ``--param`` or the
+``Example:`` line of its Lean docstring) or ``path/to/file.py:factory``, where ``factory()`` returns
+``(module, example_input)``; ``example_input`` is a tensor or a tuple of tensors, with a leading batch
+axis.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from pybridge.errors import TargetError
+
+
+@dataclass(frozen=True)
+class Target:
+    """A loaded model and an example input for it."""
+
+    name: str
+    module: torch.nn.Module
+    inputs: tuple[torch.Tensor, ...]
+
+
+def _load_factory(spec: str) -> Target:
+    path_text, _, factory_name = spec.rpartition(":")
+    path = Path(path_text)
+    if not path.is_file():
+        raise TargetError(f"{spec}: no such file {path_text!r}")
+    if not factory_name.isidentifier():
+        raise TargetError(f"{spec}: {factory_name!r} is not a Python identifier")
+    mod_name = f"_pybridge_target_{abs(hash(path.resolve()))}"
+    loader_spec = importlib.util.spec_from_file_location(mod_name, path)
+    if loader_spec is None or loader_spec.loader is None:
+        raise TargetError(f"{spec}: cannot import {path_text!r}")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[mod_name] = module
+    try:
+        loader_spec.loader.exec_module(module)
+    except Exception as err:  # the user's file: report, never trace back
+        raise TargetError(f"{spec}: importing {path_text!r} failed: {type(err).__name__}: {err}") from None
+    factory = getattr(module, factory_name, None)
+    if not callable(factory):
+        raise TargetError(f"{spec}: {path_text!r} has no function {factory_name!r}")
+    try:
+        result = factory()
+    except Exception as err:
+        raise TargetError(f"{spec}: {factory_name}() failed: {type(err).__name__}: {err}") from None
+    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], torch.nn.Module)):
+        raise TargetError(f"{spec}: {factory_name}() must return (torch.nn.Module, example_input)")
+    model, example = result
+    inputs = example if isinstance(example, tuple) else (example,)
+    if not all(isinstance(t, torch.Tensor) for t in inputs):
+        raise TargetError(f"{spec}: the example input must be a tensor or a tuple of tensors")
+    return Target(name=f"{path.stem}:{factory_name}", module=model.eval(), inputs=tuple(inputs))
+
+
+def load_target(spec: str, params: dict[str, int] | None = None, *, batch: int = 2, seed: int = 0) -> Target:
+    """Load a TARGET (a Zoo name or ``file.py:factory``) as a module in eval mode plus example inputs.
+
+    Zoo layers are compiled from their Lean definitions in float64 with seeded random weights.
+    """
+    if ":" in spec and (spec.endswith(".py") is False) and spec.rpartition(":")[0].endswith(".py"):
+        return _load_factory(spec)
+    if spec.endswith(".py"):
+        raise TargetError(f"{spec}: name the factory function as {spec}:FUNCTION")
+    from pybridge import zoo  # local import: the Zoo needs the Lean parser
+
+    module, inputs = zoo.build_example(spec, params or {}, batch=batch, seed=seed)
+    return Target(name=spec, module=module.eval(), inputs=inputs)

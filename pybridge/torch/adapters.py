@@ -1,0 +1,91 @@
+"""Weights from PyTorch's own modules, in the depth-first leaf order of the Lean terms.
+
+Each adapter takes a PyTorch module and returns the ``(weight, bias)`` pairs of the corresponding Zoo
+layer's ``Linear``/``LayerNorm`` leaves, in the order in which they occur in the Lean term. It checks the
+configuration it relies on and raises ``ValueError`` otherwise. This module imports only ``torch``:
+the emitter copies the adapter a layer needs into the emitted file, for ``Layer.from_torch``.
+"""
+
+import torch
+from torch import nn
+
+
+def _linear(m):
+    return (m.weight.detach(), m.bias.detach())
+
+
+def _norm(m):
+    if m.weight is None or m.bias is None:
+        raise ValueError("LayerNorm without elementwise affine weights has no counterpart")
+    return (m.weight.detach(), m.bias.detach())
+
+
+def from_sequential(module):
+    """``nn.Sequential`` of ``Linear``/``ReLU``/``GLU``: one pair per ``Linear``; a ``GLU(dim=-1)`` after a
+    ``Linear`` splits it into its value half and its gate half (the two linear maps of ``Zoo.glu``)."""
+    if not isinstance(module, nn.Sequential):
+        raise ValueError(f"expected torch.nn.Sequential, got {type(module).__name__}")
+    pairs = []
+    for child in module:
+        if isinstance(child, nn.Linear):
+            if child.bias is None:
+                raise ValueError("Linear without bias has no counterpart (Arch.linear is affine)")
+            pairs.append(_linear(child))
+        elif isinstance(child, nn.GLU):
+            if child.dim != -1 or not pairs:
+                raise ValueError("GLU must follow a Linear and act on the last axis (dim=-1)")
+            w, b = pairs.pop()
+            (wa, wg), (ba, bg) = w.chunk(2, dim=0), b.chunk(2, dim=0)
+            pairs.extend([(wa, ba), (wg, bg)])
+        elif isinstance(child, nn.ReLU):
+            continue
+        else:
+            raise ValueError(f"unsupported module in the Sequential: {type(child).__name__}")
+    return pairs
+
+
+def _attention_pairs(mha):
+    if not isinstance(mha, nn.MultiheadAttention):
+        raise ValueError(f"expected torch.nn.MultiheadAttention, got {type(mha).__name__}")
+    if not mha.batch_first:
+        raise ValueError("MultiheadAttention must have batch_first=True")
+    if not mha._qkv_same_embed_dim or mha.in_proj_bias is None or mha.bias_k is not None:
+        raise ValueError(
+            "MultiheadAttention must use one embedding width, input biases, and no bias_k/bias_v"
+        )
+    wq, wk, wv = mha.in_proj_weight.detach().chunk(3, dim=0)
+    bq, bk, bv = mha.in_proj_bias.detach().chunk(3, dim=0)
+    return [(wq, bq), (wk, bk), (wv, bv), _linear(mha.out_proj)]
+
+
+def from_multihead_attention(module):
+    """``nn.MultiheadAttention(batch_first=True)``: queries, keys, values, output projection."""
+    return _attention_pairs(module)
+
+
+def from_transformer_encoder_layer(module):
+    """``nn.TransformerEncoderLayer(batch_first=True, norm_first=True, dropout=0.0)`` with ReLU:
+    norm1, the attention's four projections, norm2, linear1, linear2."""
+    if not isinstance(module, nn.TransformerEncoderLayer):
+        raise ValueError(f"expected torch.nn.TransformerEncoderLayer, got {type(module).__name__}")
+    if not module.norm_first:
+        raise ValueError("TransformerEncoderLayer must have norm_first=True (the Zoo block is pre-norm)")
+    if module.activation is not torch.nn.functional.relu and not isinstance(module.activation, nn.ReLU):
+        raise ValueError("TransformerEncoderLayer must use the ReLU activation")
+    if module.training and any(d.p > 0 for d in (module.dropout, module.dropout1, module.dropout2)):
+        raise ValueError("TransformerEncoderLayer must have dropout=0.0 (or be in eval mode)")
+    return [
+        _norm(module.norm1),
+        *_attention_pairs(module.self_attn),
+        _norm(module.norm2),
+        _linear(module.linear1),
+        _linear(module.linear2),
+    ]
+
+
+#: Counterpart class name (as in the ``PyTorch:`` line) → adapter function name.
+ADAPTERS = {
+    "Sequential": "from_sequential",
+    "MultiheadAttention": "from_multihead_attention",
+    "TransformerEncoderLayer": "from_transformer_encoder_layer",
+}

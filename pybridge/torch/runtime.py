@@ -1,0 +1,249 @@
+"""PyTorch realisations of the ``Formal.Arch`` constructors: one small ``nn.Module`` per constructor.
+
+This module imports only ``torch`` and ``math``: the emitter copies its source verbatim into every
+emitted layer file, so that in-process compilation and emitted files run the same code. Values are
+tensors with a leading batch axis, or tuples of values (products); a value of a coproduct is the pair
+``(tag, value)`` with an integer tensor ``tag`` of shape ``[batch]``. Every module works on CPU and
+CUDA, in any floating dtype, under autograd and ``torch.compile``.
+"""
+
+import torch
+from torch import nn
+
+
+class Id(nn.Module):
+    """``Arch.id``."""
+
+    def forward(self, x):
+        return x
+
+
+def chain(*steps):
+    """``f₁ ≫ f₂ ≫ … ≫ fₙ``, right-nested as Lean parses it: ``Comp(f₁, Comp(f₂, …))``."""
+    if len(steps) == 1:
+        return steps[0]
+    return Comp(steps[0], chain(*steps[1:]))
+
+
+class Comp(nn.Module):
+    """``Arch.comp f g`` (``f ≫ g``): first ``f``, then ``g``."""
+
+    def __init__(self, f, g):
+        super().__init__()
+        self.f = f
+        self.g = g
+
+    def forward(self, x):
+        return self.g(self.f(x))
+
+
+class Par(nn.Module):
+    """``Arch.par f g`` (``f ⊗ g``): ``(a, b) ↦ (f a, g b)``."""
+
+    def __init__(self, f, g):
+        super().__init__()
+        self.f = f
+        self.g = g
+
+    def forward(self, x):
+        return (self.f(x[0]), self.g(x[1]))
+
+
+class Copy(nn.Module):
+    """``Arch.copy``: ``x ↦ (x, x)``."""
+
+    def forward(self, x):
+        return (x, x)
+
+
+class Fst(nn.Module):
+    """``Arch.fst``."""
+
+    def forward(self, x):
+        return x[0]
+
+
+class Snd(nn.Module):
+    """``Arch.snd``."""
+
+    def forward(self, x):
+        return x[1]
+
+
+class Add(nn.Module):
+    """``Arch.add``: entrywise sum."""
+
+    def forward(self, x):
+        return x[0] + x[1]
+
+
+class Mul(nn.Module):
+    """``Arch.mul``: entrywise product of two computed tensors."""
+
+    def forward(self, x):
+        return x[0] * x[1]
+
+
+class Scale(nn.Module):
+    """``Arch.scale c``: multiplication by the constant ``c``."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.c = float(c)
+
+    def forward(self, x):
+        return x * self.c
+
+
+class Linear(nn.Linear):
+    """``Arch.linear pre m n``: ``nn.Linear(m, n)`` on the last axis."""
+
+
+class ReLU(nn.Module):
+    """``Arch.relu``."""
+
+    def forward(self, x):
+        return torch.relu(x)
+
+
+class Sigmoid(nn.Module):
+    """``Arch.sigmoid``."""
+
+    def forward(self, x):
+        return torch.sigmoid(x)
+
+
+class Softmax(nn.Module):
+    """``Arch.softmax``: softmax over the last axis."""
+
+    def forward(self, x):
+        return torch.softmax(x, dim=-1)
+
+
+class LayerNorm(nn.LayerNorm):
+    """``Arch.layerNorm pre n eps``: ``nn.LayerNorm(n, eps)`` on the last axis."""
+
+
+class MatMul(nn.Module):
+    """``Arch.matmul pre m k post``: ``[..., m, k] × [..., k, *post] → [..., m, *post]``."""
+
+    def __init__(self, post_rank):
+        super().__init__()
+        self.post_rank = int(post_rank)
+
+    def forward(self, x):
+        a, b = x
+        if self.post_rank == 1:
+            return a @ b
+        if self.post_rank == 0:
+            return (a @ b.unsqueeze(-1)).squeeze(-1)
+        post = b.shape[b.dim() - self.post_rank :]
+        flat = b.flatten(start_dim=b.dim() - self.post_rank)
+        return (a @ flat).unflatten(-1, post)
+
+
+class Transpose(nn.Module):
+    """``Arch.transpose pre a b post``: swap the two axes in front of the last ``post_rank`` axes."""
+
+    def __init__(self, post_rank):
+        super().__init__()
+        self.post_rank = int(post_rank)
+
+    def forward(self, x):
+        r = self.post_rank
+        return x.transpose(-r - 2, -r - 1)
+
+
+class SplitLast(nn.Module):
+    """``Arch.splitLast pre a b``: ``[..., a * b] → [..., a, b]``, row-major."""
+
+    def __init__(self, a, b):
+        super().__init__()
+        self.sizes = (int(a), int(b))
+
+    def forward(self, x):
+        return x.unflatten(-1, self.sizes)
+
+
+class MergeLast(nn.Module):
+    """``Arch.mergeLast pre a b``: ``[..., a, b] → [..., a * b]``, row-major."""
+
+    def forward(self, x):
+        return x.flatten(start_dim=-2)
+
+
+class Route(nn.Module):
+    """``Arch.route k``: ``(logits, x) ↦ (first arg-max of logits, x)``."""
+
+    def forward(self, x):
+        logits, value = x
+        return (torch.argmax(logits, dim=-1), value)
+
+
+def _select(outputs, tag):
+    """Per sample ``i``, the output of branch ``tag[i]`` (recursing through tuples)."""
+    first = outputs[0]
+    if isinstance(first, tuple):
+        return tuple(_select([o[j] for o in outputs], tag) for j in range(len(first)))
+    stacked = torch.stack(outputs, dim=0)
+    rows = torch.arange(stacked.shape[1], device=stacked.device)
+    return stacked[tag, rows]
+
+
+class Copair(nn.Module):
+    """``Arch.copair k f``: ``k`` independently parametrised copies of ``f``; the tag picks one."""
+
+    def __init__(self, branches):
+        super().__init__()
+        self.branches = nn.ModuleList(branches)
+
+    def forward(self, x):
+        tag, value = x
+        return _select([branch(value) for branch in self.branches], tag)
+
+
+def _leaves(module):
+    """Parametrised leaves in depth-first order (the order of the Lean term)."""
+    if isinstance(module, (Linear, LayerNorm)):
+        return [module]
+    out = []
+    for child in module.children():
+        out.extend(_leaves(child))
+    return out
+
+
+def load_leaves(root, pairs):
+    """Copy ``(weight, bias)`` pairs into the parametrised leaves of ``root``, in depth-first order."""
+    leaves = _leaves(root)
+    if len(leaves) != len(pairs):
+        raise ValueError(f"expected {len(leaves)} weight sets, got {len(pairs)}")
+    with torch.no_grad():
+        for i, (leaf, (w, b)) in enumerate(zip(leaves, pairs)):
+            if tuple(leaf.weight.shape) != tuple(w.shape) or tuple(leaf.bias.shape) != tuple(b.shape):
+                raise ValueError(
+                    f"weight set {i} ({type(leaf).__name__}): expected weight {tuple(leaf.weight.shape)} "
+                    f"and bias {tuple(leaf.bias.shape)}, got {tuple(w.shape)} and {tuple(b.shape)}"
+                )
+            leaf.weight.copy_(w)
+            leaf.bias.copy_(b)
+
+
+def check_input(x, expected, where="input"):
+    """Raise ``ValueError`` unless ``x`` matches ``expected``.
+
+    ``expected`` is a list of per-sample dimensions for a tensor (``None``: any size), or a pair of
+    such specifications for a product.
+    """
+    if isinstance(expected, tuple):
+        if not isinstance(x, tuple) or len(x) != len(expected):
+            raise ValueError(f"{where}: expected a pair of values")
+        for i, (xi, ei) in enumerate(zip(x, expected)):
+            check_input(xi, ei, f"{where}[{i}]")
+        return
+    if not isinstance(x, torch.Tensor):
+        raise ValueError(f"{where}: expected a tensor, got {type(x).__name__}")
+    dims = list(expected)
+    got = list(x.shape[1:])
+    if x.dim() != len(dims) + 1 or any(d is not None and d != g for d, g in zip(dims, got)):
+        want = ", ".join(["B"] + [str(d) if d is not None else "*" for d in dims])
+        raise ValueError(f"{where}: expected shape [{want}] (batch first), got {list(x.shape)}")

@@ -1,0 +1,77 @@
+"""The Zoo as a Python API: layers by name, instantiated from their Lean definitions.
+
+Thin conveniences over :mod:`pybridge.lean.catalogue` and :mod:`pybridge.torch`, for the CLI and for the
+commands that analyse models (``fragment``, ``site``, …).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from pybridge.lean.catalogue import LayerInfo, load_catalogue
+from pybridge.spec.shapes import Shape, TensorShape
+from pybridge.spec.terms import Term
+from pybridge.spec.typing import Signature
+from pybridge.torch.compiler import compile_term
+
+
+def layer_names() -> list[str]:
+    """The names of the Zoo layers, sorted."""
+    return sorted(load_catalogue().layers)
+
+
+def info(name: str) -> LayerInfo:
+    """The Lean-side description of a layer (raises :class:`UnknownLayerError`)."""
+    return load_catalogue().layer(name)
+
+
+def instantiate(name: str, params: dict[str, int] | None = None) -> tuple[Term, Signature]:
+    """The checked term of a layer; ``params`` default to its Lean ``Example:`` line."""
+    cat = load_catalogue()
+    layer = cat.layer(name)
+    return cat.instantiate(name, dict(layer.example if params is None else params))
+
+
+def example_params(name: str, params: dict[str, int] | None = None) -> dict[str, int]:
+    """The ``Example:`` parameters of a layer, overridden by ``params``."""
+    merged = dict(info(name).example)
+    merged.update(params or {})
+    return merged
+
+
+def random_input(
+    shape: Shape,
+    batch: int,
+    *,
+    dtype: torch.dtype,
+    generator: torch.Generator,
+    dims: dict[str, int] | None = None,
+) -> torch.Tensor | tuple:
+    """A standard-normal batch for ``shape``; run-time dimensions take their size from ``dims``."""
+    if isinstance(shape, TensorShape):
+        size = [batch] + [d if isinstance(d, int) else (dims or {})[d] for d in shape.dims]
+        return torch.randn(size, dtype=dtype, generator=generator)
+    if hasattr(shape, "b"):
+        return (
+            random_input(shape.a, batch, dtype=dtype, generator=generator, dims=dims),  # type: ignore[union-attr]
+            random_input(shape.b, batch, dtype=dtype, generator=generator, dims=dims),
+        )  # type: ignore[union-attr]
+    raise ValueError("coproduct inputs have no random sampler")
+
+
+def build_example(
+    name: str,
+    params: dict[str, int] | None = None,
+    *,
+    batch: int = 2,
+    seed: int = 0,
+    dtype: torch.dtype = torch.float64,
+) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
+    """A compiled layer (seeded random weights, eval mode) and a seeded example input batch."""
+    merged = example_params(name, params)
+    term, sig = instantiate(name, merged)
+    torch.manual_seed(seed)
+    module = compile_term(term, dtype=dtype).eval()
+    gen = torch.Generator().manual_seed(seed)
+    x = random_input(sig.dom, batch, dtype=dtype, generator=gen, dims=merged)
+    return module, (x if isinstance(x, tuple) else (x,))
