@@ -1,0 +1,319 @@
+"""The commands ``site``, ``presheaf`` and ``equivariance``: thin typer wrappers over :mod:`pybridge.site`.
+
+The library computes; these functions print. :class:`SiteReport` is the ``--json`` interchange format.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated
+
+import torch
+import typer
+from pydantic import BaseModel, ConfigDict
+
+from pybridge.errors import CheckFailed, SiteError, TargetError, UsageError
+from pybridge.site.fork import Site
+from pybridge.site.graph import LayerGraph, extract
+from pybridge.site.omega import GLOBAL_OMEGA_LIMIT, DownsetCounter, global_omega, omega_sizes
+from pybridge.targets import Target, load_target
+
+
+class SiteReport(BaseModel):
+    """What ``pybridge site`` computes (the ``--json`` output)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    target: str
+    normal_form: bool
+    layers: int
+    joins: int
+    copies: int
+    c_objects: int
+    tangs: int
+    arrows: int
+    x_objects: int
+    hasse_edges: int
+    thin: bool
+    nonthin_pairs: int
+    witness: str | None
+    raw_thin: bool
+    raw_witness: str | None
+    omega: dict[str, int]
+    largest_omega: int
+    largest_omega_at: str
+    global_omega: int | None
+    global_omega_note: str | None
+    seconds_site_and_omega: float
+
+
+def _params(param: list[str] | None) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in param or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.isidentifier():
+            raise UsageError(f"--param {item!r}: expected NAME=INTEGER")
+        try:
+            out[key] = int(value)
+        except ValueError:
+            raise UsageError(f"--param {item!r}: {value!r} is not an integer") from None
+    return out
+
+
+def _target(target: str, param: list[str] | None) -> Target:
+    params = _params(param)
+    try:
+        return load_target(target, params)
+    except ImportError as err:  # the Zoo (Lean catalogue reader) is missing in this checkout
+        raise TargetError(f"{target}: cannot load Zoo targets ({err})") from None
+
+
+def _load(target: str, param: list[str] | None) -> tuple[Target, LayerGraph]:
+    tgt = _target(target, param)
+    return tgt, extract(tgt.module, tgt.inputs, tgt.name)
+
+
+def _witness(w: tuple[str, str, int] | None) -> str | None:
+    return None if w is None else f"{w[2]} paths from {w[0]} to {w[1]}"
+
+
+def site_report(target_name: str, raw_graph: LayerGraph, *, raw: bool) -> tuple[SiteReport, Site]:
+    """Build the site (raw or in normal form), check thinness, count every Ω(x) and, if small, Ω(1)."""
+    graph = raw_graph if raw else raw_graph.normalized()
+    t0 = time.perf_counter()
+    site = Site(graph)
+    thin = site.thinness()
+    poset = site.poset()
+    sizes = omega_sizes(poset, DownsetCounter(poset))
+    seconds = time.perf_counter() - t0
+    raw_thin = thin if raw else Site(raw_graph).thinness()
+    g_omega, note = None, None
+    try:
+        g_omega = global_omega(poset)
+    except SiteError as err:
+        note = str(err)
+    k = max(range(poset.n), key=lambda i: sizes[i])
+    report = SiteReport(
+        target=target_name,
+        normal_form=not raw,
+        layers=sum(1 for n in graph.nodes.values() if n.kind != "copy"),
+        joins=len(graph.joins),
+        copies=sum(1 for n in graph.nodes.values() if n.kind == "copy"),
+        c_objects=len(site.objects),
+        tangs=sum(1 for o in site.objects if o.kind == "tang"),
+        arrows=len(site.arrows),
+        x_objects=poset.n,
+        hasse_edges=len(poset.covers),
+        thin=thin.thin,
+        nonthin_pairs=thin.nonthin_pairs,
+        witness=_witness(thin.witness),
+        raw_thin=raw_thin.thin,
+        raw_witness=_witness(raw_thin.witness),
+        omega={poset.names[i]: sizes[i] for i in range(poset.n)},
+        largest_omega=sizes[k],
+        largest_omega_at=poset.names[k],
+        global_omega=g_omega,
+        global_omega_note=note,
+        seconds_site_and_omega=seconds,
+    )
+    return report, site
+
+
+def _print_site(r: SiteReport) -> None:
+    form = "normal form (identity copy nodes on the edges into joins)" if r.normal_form else "raw"
+    typer.echo(f"site of {r.target} ({form})")
+    typer.echo(f"  layer graph:     {r.layers} layers, {r.joins} joins, {r.copies} copy nodes")
+    typer.echo(f"  fork category C: {r.c_objects} objects ({r.tangs} tangs A*), {r.arrows} generating arrows")
+    typer.echo(f"  poset X:         {r.x_objects} objects, {r.hasse_edges} covering relations")
+    thin = "yes" if r.thin else f"NO: {r.nonthin_pairs} pairs with several paths, e.g. {r.witness}"
+    typer.echo(f"  C thin (Prop. 1.1(i)): {thin}")
+    if r.normal_form:
+        raw = "yes" if r.raw_thin else f"no ({r.raw_witness}); repaired by the normal form"
+        typer.echo(f"  raw site thin:   {raw}")
+    typer.echo(
+        f"  largest |Omega(x)|: {r.largest_omega} at {r.largest_omega_at}; "
+        f"all {r.x_objects} counted in {r.seconds_site_and_omega * 1e3:.1f} ms"
+    )
+    if r.global_omega is not None:
+        typer.echo(f"  |Omega(1)| (global sieves): {r.global_omega}")
+    else:
+        typer.echo(f"  |Omega(1)|: refused ({r.global_omega_note})")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``site``, ``presheaf`` and ``equivariance`` to ``app``."""
+    from pybridge.cli import fail, user_errors
+
+    @app.command("site")
+    @user_errors
+    def site_cmd(
+        target: Annotated[str, typer.Argument(help="A Zoo layer name, or path/to/file.py:factory.")],
+        raw: Annotated[
+            bool, typer.Option("--raw", help="Analyse the raw fork site, without copy nodes.")
+        ] = False,
+        png: Annotated[
+            Path | None, typer.Option("--png", help="Write the Hasse diagram of X to this PNG.")
+        ] = None,
+        force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --png file.")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        param: Annotated[
+            list[str] | None, typer.Option("--param", help="Zoo parameter NAME=INTEGER.")
+        ] = None,
+    ) -> None:
+        """The Belfiore-Bennequin site of a model: counts, thinness, every |Omega(x)|, a picture."""
+        from pybridge.site.picture import render_hasse, write_atomic
+
+        if png is not None and png.exists() and not force:
+            raise fail(f"{png}: exists; pass --force to overwrite it", 6)
+        tgt, graph = _load(target, param)
+        report, site = site_report(tgt.name, graph, raw=raw)
+        if png is not None:
+            write_atomic(png, render_hasse(site.poset(), set(graph.outputs)), force=force)
+        if as_json:
+            typer.echo(json.dumps(report.model_dump(), indent=1))
+        else:
+            _print_site(report)
+            if png is not None:
+                typer.echo(f"  picture: {png}")
+
+    @app.command("presheaf")
+    @user_errors
+    def presheaf_cmd(
+        target: Annotated[str, typer.Argument(help="A Zoo layer name, or path/to/file.py:factory.")],
+        param: Annotated[
+            list[str] | None, typer.Option("--param", help="Zoo parameter NAME=INTEGER.")
+        ] = None,
+    ) -> None:
+        """The activity presheaf: section, uniqueness, the raw-site negative control, backprop checks."""
+        from pybridge.site.backprop import gradient_naturality, path_sum_check
+        from pybridge.site.presheaf import ActivityPresheaf, check_section, model_outputs, propagate
+
+        tgt, raw_graph = _load(target, param)
+        graph = raw_graph.normalized()
+        ref = model_outputs(tgt.module, tgt.inputs)
+        pre = ActivityPresheaf(graph)
+        rows: list[tuple[str, str, str, str]] = []
+        failed: list[str] = []
+
+        def row(check: str, ok: bool | None, residual: str, tol: str, must_hold: bool = True) -> None:
+            verdict = "n/a" if ok is None else ("ok" if ok else ("FAIL" if must_hold else "fails"))
+            if ok is False and must_hold:
+                failed.append(check)
+            rows.append((check, verdict, residual, tol))
+
+        sec = check_section(pre, pre.recorded())
+        row("recorded activations form a section", sec.ok, f"{sec.worst:.1e}", f"{sec.tolerance:.0e}")
+        inputs = {n: graph.values[n] for n in graph.inputs}
+        prop = propagate(pre, inputs, reference=ref)
+        row(
+            "section from the inputs is unique",
+            prop.unique,
+            "free: " + ", ".join(prop.free) if prop.free else "-",
+            "-",
+        )
+        gap = prop.reproduces_model
+        row(
+            "that section reproduces model(x)",
+            None if gap is None else gap <= sec.tolerance,
+            "-" if gap is None else f"{gap:.1e}",
+            f"{sec.tolerance:.0e}",
+        )
+        if raw_graph.joins:
+            neg = propagate(ActivityPresheaf(raw_graph), {n: raw_graph.values[n] for n in raw_graph.inputs})
+            if neg.unique:
+                row("raw site: section unique (no control)", True, "-", "-", must_hold=False)
+            else:
+                gap_txt = "-" if neg.alternative_output_gap is None else f"{neg.alternative_output_gap:.1e}"
+                row(
+                    f"raw site: unique? (control; {len(neg.free)} free factor(s))",
+                    False,
+                    f"2 sections, outputs differ by {gap_txt}",
+                    "-",
+                    must_hold=False,
+                )
+        try:
+            for p in path_sum_check(raw_graph, tgt.module, tgt.inputs):
+                row(
+                    f"path sum {p.input} -> {p.output} ({p.paths} paths)",
+                    p.ok,
+                    f"{p.rel_error:.1e}",
+                    f"{p.tolerance:.0e}",
+                )
+        except SiteError as err:
+            row("path sums (Lemma 1.1)", None, f"skipped: {err}", "-")
+        nat = gradient_naturality(raw_graph)
+        row(
+            "backprop natural on chains",
+            nat.worst_chain <= nat.tolerance,
+            f"{nat.worst_chain:.1e}",
+            f"{nat.tolerance:.0e}",
+        )
+        if nat.worst_fanout is not None:
+            row(
+                "backprop natural at fan-outs",
+                nat.worst_fanout <= nat.tolerance,
+                f"{nat.worst_fanout:.1e}",
+                f"{nat.tolerance:.0e}",
+                must_hold=False,
+            )
+            row(
+                "gradients add at fan-outs (sum rule)",
+                nat.worst_sum_rule <= nat.tolerance,
+                f"{nat.worst_sum_rule:.1e}",
+                f"{nat.tolerance:.0e}",
+            )
+        widths = [
+            max(len(r[i]) for r in rows + [("check", "result", "residual", "tolerance")]) for i in range(4)
+        ]
+        typer.echo(f"activity presheaf of {tgt.name} (normal form, float64)")
+        for r in [("check", "result", "residual", "tolerance"), *rows]:
+            typer.echo("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+        if failed:
+            raise CheckFailed(f"{tgt.name}: {len(failed)} check(s) failed: {'; '.join(failed)}")
+
+    @app.command("equivariance")
+    @user_errors
+    def equivariance_cmd(
+        target: Annotated[str, typer.Argument(help="A Zoo layer name, or path/to/file.py:factory.")],
+        group: Annotated[str, typer.Option("--group", help="shift (circular translations) or rot90.")],
+        step: Annotated[int, typer.Option("--step", help="The shift in pixels (for --group shift).")] = 1,
+        dtype: Annotated[str, typer.Option("--dtype", help="float64 or float32.")] = "float64",
+        param: Annotated[
+            list[str] | None, typer.Option("--param", help="Zoo parameter NAME=INTEGER.")
+        ] = None,
+    ) -> None:
+        """Per-layer equivariance defects ||f(g.x) - g.f(x)|| / ||f(x)|| (measured and reported)."""
+        from pybridge.site.equivariance import GROUPS, equivariance_report
+
+        if group not in GROUPS:
+            raise UsageError(f"--group: {group!r} is not one of {', '.join(GROUPS)}")
+        dtypes = {"float64": torch.float64, "float32": torch.float32}
+        if dtype not in dtypes:
+            raise UsageError(f"--dtype: {dtype!r} is not one of float64, float32")
+        tgt = _target(target, param)
+        rows, whole = equivariance_report(
+            tgt.module, tgt.inputs, group, name=tgt.name, step=step, dtype=dtypes[dtype]
+        )
+        typer.echo(f"equivariance of {tgt.name} under {group} ({dtype}; defects are measured, not asserted)")
+        table = [("layer", "op", "defect", "tolerance", "verdict")]
+        for r in rows:
+            verdict = (
+                "n/a" if r.equivariant is None else ("equivariant" if r.equivariant else "not equivariant")
+            )
+            defect = "-" if r.defect is None else f"{r.defect:.1e}"
+            text = r.note if r.equivariant is None else f"{verdict} {r.note}".strip()
+            table.append((r.layer, r.op, defect, f"{r.tolerance:.0e}", text))
+        if whole is not None:
+            verdict = "holds" if whole.defect <= whole.tolerance else "fails"
+            table.append(("(model)", whole.kind, f"{whole.defect:.1e}", f"{whole.tolerance:.0e}", verdict))
+        if len(table) == 1:
+            typer.echo("  no layer maps images to images; nothing to measure")
+            return
+        widths = [max(len(t[i]) for t in table) for i in range(5)]
+        for t in table:
+            typer.echo("  " + "  ".join(c.ljust(w) for c, w in zip(t, widths, strict=True)).rstrip())
+
+
+__all__ = ["GLOBAL_OMEGA_LIMIT", "SiteReport", "register", "site_report"]

@@ -1,0 +1,155 @@
+"""Invariance structures as stacks (Belfiore & Bennequin §2.1): measured equivariance defects per layer.
+
+A group G acting on every layer's activations makes the activity presheaf a presheaf of G-sets, i.e. a
+stack over the site with fibre G, exactly when each layer map commutes with the action. This module
+measures how far that holds, for the groups acting on images (the last two axes of a 4-d tensor):
+
+* ``shift``: circular translations ``torch.roll`` by ``(step, step)``; on a layer whose resolution
+  changes by an integer factor the output is shifted by the scaled step, and when that is not an integer
+  the layer is reported ``n/a``;
+* ``rot90``: rotation by 90° (``torch.rot90`` on the last two axes); needs square images.
+
+The defect of a layer ``f`` at the recorded arguments ``a`` is ``‖f(g·a) − g·f(a)‖ / ‖f(a)‖``. It is
+*approximate*: measured and reported with the tolerance of the dtype, never asserted. Zero padding,
+strided pooling and fully connected heads are expected to break equivariance; circular convolutions and
+pointwise maps keep it (to rounding).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from pybridge.errors import UsageError
+from pybridge.site.graph import LayerGraph, extract
+
+#: Relative tolerance per dtype under which a defect counts as "equivariant (to rounding)".
+TOLERANCE: dict[torch.dtype, float] = {
+    torch.float64: 1e-10,
+    torch.float32: 1e-5,
+    torch.float16: 1e-2,
+    torch.bfloat16: 5e-2,
+}
+GROUPS = ("shift", "rot90")
+
+
+@dataclass(frozen=True)
+class LayerDefect:
+    """The equivariance defect of one layer (``defect`` None when the action does not apply)."""
+
+    layer: str
+    op: str
+    defect: float | None
+    note: str
+    tolerance: float
+
+    @property
+    def equivariant(self) -> bool | None:
+        """Defect within the dtype tolerance; None when not applicable."""
+        return None if self.defect is None else self.defect <= self.tolerance
+
+
+def _act(group: str, t: torch.Tensor, step: float) -> torch.Tensor | None:
+    if group == "rot90":
+        if t.shape[-1] != t.shape[-2]:
+            return None
+        return torch.rot90(t, 1, dims=(-2, -1))
+    if not float(step).is_integer():
+        return None
+    s = int(step)
+    return torch.roll(t, shifts=(s, s), dims=(-2, -1))
+
+
+def _is_image(t: Any) -> bool:
+    return isinstance(t, torch.Tensor) and t.dim() == 4 and t.is_floating_point() and min(t.shape[-2:]) >= 2
+
+
+def _rel(a: torch.Tensor, b: torch.Tensor) -> float:
+    return float((a - b).double().norm()) / max(float(b.double().norm()), 1e-300)
+
+
+@torch.no_grad()
+def layer_defects(
+    graph: LayerGraph, group: str, *, step: int = 1, dtype: torch.dtype = torch.float64
+) -> list[LayerDefect]:
+    """The defect of every layer whose arguments and value are images (one row per such layer)."""
+    if group not in GROUPS:
+        raise UsageError(f"--group: {group!r} is not one of {', '.join(GROUPS)}")
+    tol = TOLERANCE.get(dtype, 1e-5)
+    out: list[LayerDefect] = []
+    for node in graph.nodes.values():
+        if node.kind != "layer":
+            continue
+        args = [graph.values[u] for u in node.preds]
+        value = graph.values[node.name]
+        if not (_is_image(value) and args and all(_is_image(a) for a in args)):
+            continue
+        ratio = value.shape[-1] / args[0].shape[-1]
+        moved = [_act(group, a, step) for a in args]
+        expected = _act(group, value, step * ratio)
+        if any(m is None for m in moved) or expected is None:
+            out.append(LayerDefect(node.name, node.op, None, "n/a: action does not apply", tol))
+            continue
+        got = graph.evaluate(node.name, moved)
+        note = "" if ratio == 1 else f"resolution x{ratio:g}"
+        out.append(LayerDefect(node.name, node.op, _rel(got, expected), note, tol))
+    return out
+
+
+@dataclass(frozen=True)
+class ModelDefect:
+    """End to end: the equivariance defect for image outputs, else ``‖f(g·x) − f(x)‖/‖f(x)‖``."""
+
+    kind: str
+    defect: float
+    tolerance: float
+
+
+@torch.no_grad()
+def model_defect(
+    module: torch.nn.Module,
+    inputs: tuple[torch.Tensor, ...],
+    group: str,
+    *,
+    step: int = 1,
+    dtype: torch.dtype = torch.float64,
+) -> ModelDefect | None:
+    """The whole model's defect on its example input (None when the input is not an image)."""
+    if group not in GROUPS:
+        raise UsageError(f"--group: {group!r} is not one of {', '.join(GROUPS)}")
+    if len(inputs) != 1 or not _is_image(inputs[0]):
+        return None
+    model = copy.deepcopy(module).eval().to(dtype)
+    x = inputs[0].to(dtype)
+    gx = _act(group, x, step)
+    if gx is None:
+        return None
+    y, gy = model(x), model(gx)
+    if not isinstance(y, torch.Tensor):
+        return None
+    tol = TOLERANCE.get(dtype, 1e-5)
+    if _is_image(y):
+        ratio = y.shape[-1] / x.shape[-1]
+        expected = _act(group, y, step * ratio)
+        if expected is not None:
+            return ModelDefect("equivariance", _rel(gy, expected), tol)
+    return ModelDefect("invariance", _rel(gy, y), tol)
+
+
+def equivariance_report(
+    module: torch.nn.Module,
+    inputs: tuple[torch.Tensor, ...],
+    group: str,
+    *,
+    name: str = "model",
+    step: int = 1,
+    dtype: torch.dtype = torch.float64,
+) -> tuple[list[LayerDefect], ModelDefect | None]:
+    """Per-layer defects (from a graph extracted in ``dtype``) and the whole model's defect."""
+    graph = extract(module, inputs, name, dtype=dtype)
+    return layer_defects(graph, group, step=step, dtype=dtype), model_defect(
+        module, inputs, group, step=step, dtype=dtype
+    )
