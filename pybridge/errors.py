@@ -84,3 +84,15 @@ class VerificationFailed(BridgeError):
     """A Lean toolchain was found, but ``lake build`` or the trace failed."""
 
     exit_code = 11
+
+
+class AuditFailed(BridgeError):
+    """The static audit of ``Formal/`` found at least one violation (``pybridge audit``)."""
+
+    exit_code = 12
+
+
+class SiteError(BridgeError):
+    """A layer graph or site the construction cannot handle: a cycle, or a site too large to count."""
+
+    exit_code = 13

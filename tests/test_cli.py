@@ -59,19 +59,29 @@ def test_emit_writes_a_file(tmp_path: Path) -> None:
         (["emit", "mlp", "-p", "d_in=-3", "--out", "{out}"], 2, "must be a natural number"),
         (["emit", "mlp", "-p", "d_in=3", "--out", "{out}"], 2, "needs --param d_hidden=N --param d_out=N"),
         (["emit", "mlp", "-p", "d_in=3", "-p", "d_in=4", "--out", "{out}"], 2, "given twice"),
-        (["emit", "attention", "-p", "d_model=8", "-p", "heads=3", "--out", "{out}"], 5,
-         "h_dvd : heads ∣ d_model fails"),
+        (
+            ["emit", "attention", "-p", "d_model=8", "-p", "heads=3", "--out", "{out}"],
+            5,
+            "h_dvd : heads ∣ d_model fails",
+        ),
         (["emit", "moe", "-p", "d=2", "-p", "experts=0", "--out", "{out}"], 5, "h_pos : 0 < experts fails"),
-        (["emit", "mlp", "-p", "d_in=1", "-p", "d_hidden=1", "-p", "d_out=1", "--out", "{missing}"], 7,
-         "does not exist"),
-        (["emit", "mlp", "-p", "d_in=1", "-p", "d_hidden=1", "-p", "d_out=1", "--out", "{txt}"], 2,
-         "must be a .py file"),
+        (
+            ["emit", "mlp", "-p", "d_in=1", "-p", "d_hidden=1", "-p", "d_out=1", "--out", "{missing}"],
+            7,
+            "does not exist",
+        ),
+        (
+            ["emit", "mlp", "-p", "d_in=1", "-p", "d_hidden=1", "-p", "d_out=1", "--out", "{txt}"],
+            2,
+            "must be a .py file",
+        ),
         (["check", "nope"], 4, "unknown layer"),
         (["show", "glu", "-p", "width=3"], 2, "has no parameter width"),
     ],
 )
-def test_bad_input_one_line_nonzero_nothing_written(tmp_path: Path, args: list[str], code: int,
-                                                     message: str) -> None:
+def test_bad_input_one_line_nonzero_nothing_written(
+    tmp_path: Path, args: list[str], code: int, message: str
+) -> None:
     paths = {"out": tmp_path / "out.py", "missing": tmp_path / "no" / "out.py", "txt": tmp_path / "out.txt"}
     result = run(*[a.format(**{k: str(v) for k, v in paths.items()}) for a in args])
     assert result.exit_code == code, result.output
@@ -103,8 +113,12 @@ def test_check_prints_a_table() -> None:
 def test_console_script_runs_in_a_subprocess(tmp_path: Path) -> None:
     ok = subprocess.run([*pybridge_script(), "list"], capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0 and "hyperLinear" in ok.stdout
-    bad = subprocess.run([*pybridge_script(), "emit", "attention", "-p", "d_model=8", "--out",
-                          str(tmp_path / "a.py")], capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [*pybridge_script(), "emit", "attention", "-p", "d_model=8", "--out", str(tmp_path / "a.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2
     assert bad.stderr.strip() == "error: attention needs --param heads=N"
     assert not (tmp_path / "a.py").exists()

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from pybridge.errors import OutputExistsError, WriteError
-from pybridge.lean.catalogue import load_catalogue
 from pybridge.laws.checks import configurations
+from pybridge.lean.catalogue import load_catalogue
 from pybridge.torch.emit import render_source, write_atomic
 from pybridge.zoo import layer_names
 
@@ -32,7 +32,8 @@ for dtype in (torch.float64, torch.float32):
     torch.manual_seed(1)
     p = params
     if name == "mlp":
-        ref = nn.Sequential(nn.Linear(p["d_in"], p["d_hidden"]), nn.ReLU(), nn.Linear(p["d_hidden"], p["d_out"]))
+        ref = nn.Sequential(nn.Linear(p["d_in"], p["d_hidden"]), nn.ReLU(),
+                            nn.Linear(p["d_hidden"], p["d_out"]))
     elif name == "glu":
         ref = nn.Sequential(nn.Linear(p["d_in"], 2 * p["d_out"]), nn.GLU(dim=-1))
     elif name == "attention":
@@ -78,8 +79,13 @@ def test_emitted_file_runs_standalone_and_matches_torch(tmp_path: Path, name: st
     params = _params(name, config)
     path = tmp_path / f"{name}.py"
     write_atomic(path, render_source(load_catalogue(), name, params), force=False)
-    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", RUNNER, str(path), name, json.dumps(params)],
-                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", RUNNER, str(path), name, json.dumps(params)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["decl"] == f"Formal.Zoo.{name}"
@@ -100,7 +106,9 @@ def test_emitted_file_imports_only_torch_and_math(name: str) -> None:
         elif isinstance(node, ast.ImportFrom):
             imported.add((node.module or "").split(".")[0])
     assert imported == {"torch", "math"}
-    names = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    names = {
+        t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)
+    }
     assert {"LEAN_DECL", "LEAN_SOURCE_SHA256", "LEAN_VERIFIED", "SIGNATURE"} <= names
     classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     assert "Layer" in classes
@@ -120,8 +128,10 @@ def test_provenance_hash_is_the_lean_source_hash() -> None:
             pass
     src = (cat.root / "Formal/Zoo/Attention.lean").read_bytes()
     assert namespace["LEAN_SOURCE_SHA256"] == hashlib.sha256(src).hexdigest()
-    assert set(namespace["LEAN_DEPENDENCIES"]) == {"Formal/Zoo/Attention.lean",  # type: ignore[arg-type]
-                                                   "Formal/Network/Derived.lean"}
+    assert set(namespace["LEAN_DEPENDENCIES"]) == {
+        "Formal/Zoo/Attention.lean",  # type: ignore[arg-type]
+        "Formal/Network/Derived.lean",
+    }
     assert namespace["SIGNATURE"] == "[B, seq, 4] -> [B, seq, 4]"
 
 

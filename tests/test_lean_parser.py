@@ -68,7 +68,7 @@ def test_parameter_errors() -> None:
 # --- malformed and unsupported Lean, on a copy of the real tree -----------------------------------
 
 HEADER = "import Formal.Network.Arch\n\n/-! test -/\n\nnamespace Formal.Zoo\n\nopen scoped Formal.Arch\n\n"
-DOC = '/-- A test layer.\n\nPyTorch: none (reference: `pybridge.laws.references.moe`) -/\n'
+DOC = "/-- A test layer.\n\nPyTorch: none (reference: `pybridge.laws.references.moe`) -/\n"
 
 
 def zoo_with(tmp_path: Path, body: str, *, doc: str = DOC) -> Path:
@@ -83,15 +83,32 @@ def zoo_with(tmp_path: Path, body: str, *, doc: str = DOC) -> Path:
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.frobnicate [n]", "unknown name 'Arch.frobnicate'"),
-        ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n] [n]", "'Arch.relu' takes 1 explicit"),
+        (
+            "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.frobnicate [n]",
+            "unknown name 'Arch.frobnicate'",
+        ),
+        (
+            "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n] [n]",
+            "'Arch.relu' takes 1 explicit",
+        ),
         ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu (n", r"expected '\)'"),
         ("theorem bad : True := trivial", "unsupported command 'theorem'"),
-        ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu (.prod [n])", "not a constructor"),
-        ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n] ≫ Arch.fst", "takes 2 explicit"),
-        ("def bad (n : Nat) [inst : Inhabited Nat] : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n]",
-         "instance binder"),
-        ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  /- unterminated", "unterminated comment"),
+        (
+            "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu (.prod [n])",
+            "not a constructor",
+        ),
+        (
+            "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n] ≫ Arch.fst",
+            "takes 2 explicit",
+        ),
+        (
+            "def bad (n : Nat) [inst : Inhabited Nat] : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n]",
+            "instance binder",
+        ),
+        (
+            "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  /- unterminated",
+            "unterminated comment",
+        ),
     ],
 )
 def test_malformed_input_is_reported_with_file_and_line(tmp_path: Path, body: str, message: str) -> None:
@@ -105,8 +122,10 @@ def test_malformed_input_is_reported_with_file_and_line(tmp_path: Path, body: st
 
 
 def test_ill_typed_body_is_a_shape_error(tmp_path: Path) -> None:
-    root = zoo_with(tmp_path, "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n"
-                              "  Arch.linear [] n 4 ≫ Arch.relu [5]")
+    root = zoo_with(
+        tmp_path,
+        "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.linear [] n 4 ≫ Arch.relu [5]",
+    )
     with pytest.raises(ShapeError, match=r"outputs \[4\] but the second expects \[5\]") as info:
         load_catalogue(root).instantiate("bad", {"n": 3})
     assert "Formal/Zoo/Bad.lean:13" in str(info.value)
@@ -119,8 +138,11 @@ def test_declared_type_is_checked(tmp_path: Path) -> None:
 
 
 def test_missing_pytorch_line(tmp_path: Path) -> None:
-    root = zoo_with(tmp_path, "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n]",
-                    doc="/-- No metadata. -/\n")
+    root = zoo_with(
+        tmp_path,
+        "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n]",
+        doc="/-- No metadata. -/\n",
+    )
     with pytest.raises(LeanParseError, match="no 'PyTorch:' line"):
         load_catalogue(root)
 
@@ -128,8 +150,14 @@ def test_missing_pytorch_line(tmp_path: Path) -> None:
 def test_lexer_basics() -> None:
     toks = tokenize("/- a /- nested -/ comment -/ def «odd name» : x := 1 -- tail\n/-- doc -/", "f.lean")
     assert [(t.kind, t.text) for t in toks] == [
-        ("ident", "def"), ("ident", "odd name"), ("sym", ":"), ("ident", "x"), ("sym", ":="), ("num", "1"),
-        ("doc", "doc"), ("eof", ""),
+        ("ident", "def"),
+        ("ident", "odd name"),
+        ("sym", ":"),
+        ("ident", "x"),
+        ("sym", ":="),
+        ("num", "1"),
+        ("doc", "doc"),
+        ("eof", ""),
     ]
     with pytest.raises(LeanParseError, match="f.lean:2: unexpected character"):
         tokenize("def\n $", "f.lean")

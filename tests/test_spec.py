@@ -11,8 +11,8 @@ from pybridge.spec import (
     Add,
     Comp,
     Copair,
-    Copy,
     CoprodShape,
+    Copy,
     Fst,
     Id,
     InvSqrt,
@@ -31,8 +31,8 @@ from pybridge.spec import (
     Snd,
     Softmax,
     SplitLast,
-    Term,
     TensorShape,
+    Term,
     Transpose,
     signature,
 )
@@ -76,8 +76,26 @@ def test_constructor_signatures(term: Term, dom: object, cod: object) -> None:
 def test_every_lean_constructor_is_covered() -> None:
     # the 20 constructors of `inductive Arch`, in order
     assert list(CONSTRUCTORS) == [
-        "id", "comp", "par", "copy", "fst", "snd", "add", "mul", "scale", "linear", "relu", "sigmoid",
-        "softmax", "layerNorm", "matmul", "transpose", "splitLast", "mergeLast", "route", "copair",
+        "id",
+        "comp",
+        "par",
+        "copy",
+        "fst",
+        "snd",
+        "add",
+        "mul",
+        "scale",
+        "linear",
+        "relu",
+        "sigmoid",
+        "softmax",
+        "layerNorm",
+        "matmul",
+        "transpose",
+        "splitLast",
+        "mergeLast",
+        "route",
+        "copair",
     ]
     covered = {case[0].kind for case in CASES} | {"comp", "par"}
     assert covered == set(CONSTRUCTORS)

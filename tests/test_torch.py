@@ -43,9 +43,12 @@ def test_sequence_layers_run_at_length_one() -> None:
 def test_a_wrong_weight_is_caught() -> None:
     """Negative control: the same comparison fails once one weight of our layer is perturbed."""
     term, sig = instantiate("mlp", {"d_in": 3, "d_hidden": 5, "d_out": 2})
-    ref = build_counterpart("torch.nn.Sequential(torch.nn.Linear(d_in, d_hidden), torch.nn.ReLU(), "
-                            "torch.nn.Linear(d_hidden, d_out))", {"d_in": 3, "d_hidden": 5, "d_out": 2},
-                            torch.float64)
+    ref = build_counterpart(
+        "torch.nn.Sequential(torch.nn.Linear(d_in, d_hidden), torch.nn.ReLU(), "
+        "torch.nn.Linear(d_hidden, d_out))",
+        {"d_in": 3, "d_hidden": 5, "d_out": 2},
+        torch.float64,
+    )
     ours = compile_term(term, dtype=torch.float64)
     from pybridge.torch import adapters, runtime
 
@@ -61,7 +64,7 @@ def test_hyper_linear_reference_is_independent() -> None:
     """The hand-written reference against a loop written from the definition y_o = Σ_i W(x)_{o,i} x_i."""
     term, _ = instantiate("hyperLinear", {"d_in": 3, "d_out": 2})
     ours = compile_term(term, dtype=torch.float64)
-    (a_w, a_b), = leaf_pairs(ours)
+    ((a_w, a_b),) = leaf_pairs(ours)
     x = torch.randn(5, 3, dtype=torch.float64)
     loop = torch.zeros(5, 2, dtype=torch.float64)
     for b in range(5):
@@ -86,8 +89,9 @@ def test_moe_routes_each_sample_to_one_expert() -> None:
 
 @pytest.mark.parametrize("name", ZOO)
 def test_gradients_flow_and_match_finite_differences(name: str) -> None:
-    term, sig = instantiate(name, configurations(name)["minimal"] | ({"seq": 2} if name in (
-        "attention", "encoderBlock") else {}))
+    term, sig = instantiate(
+        name, configurations(name)["minimal"] | ({"seq": 2} if name in ("attention", "encoderBlock") else {})
+    )
     torch.manual_seed(0)
     module = compile_term(term, dtype=torch.float64)
     shape = [2] + [d for d in sig.dom.dims]  # type: ignore[union-attr]
@@ -122,8 +126,9 @@ def test_float_dtypes_are_respected() -> None:
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 @pytest.mark.parametrize("name", ZOO)
 def test_layer_on_cuda_matches_cpu(name: str) -> None:
-    term, sig = instantiate(name, configurations(name)["example"] | (
-        {"seq": 5} if name in ("attention", "encoderBlock") else {}))
+    term, sig = instantiate(
+        name, configurations(name)["example"] | ({"seq": 5} if name in ("attention", "encoderBlock") else {})
+    )
     torch.manual_seed(0)
     cpu = compile_term(term, dtype=torch.float64)
     gpu = compile_term(term, dtype=torch.float64, device="cuda")
