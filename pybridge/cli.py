@@ -50,6 +50,15 @@ from pybridge import commands as _spine  # noqa: E402
 
 _spine.register(app)
 # REGISTER: further command modules (claims/audit/verify, fragment, site) go below this line.
+from pybridge.site import commands as _site  # noqa: E402
+
+_site.register(app)
+from pybridge.fragment import commands as _fragment  # noqa: E402
+
+_fragment.register(app)
+from pybridge import verify_commands as _verify  # noqa: E402
+
+_verify.register(app)
 
 
 def main() -> None:

@@ -1,0 +1,325 @@
+"""A numerical probe of the PL fragment, independent of the syntax.
+
+The model runs in float64 with its weights rounded to 4 significant bits and its inputs to
+multiples of 1/8 (dyadic rationals), so that affine maps, ReLU, max-pooling and sums are computed
+exactly: on a linear piece a second difference is exactly ``0.0``, not merely small.
+
+Along random lines ``t ↦ x + t·v`` (``v`` dyadic, ``t ∈ [-T, T]``) the probe evaluates the model on
+one grid of step ``h = 2⁻¹⁰`` and reads three grids off it (steps ``h``, ``8h``, ``64h``):
+
+* second differences ``D(t, h) = f(t+h) − 2f(t) + f(t−h)``: for a PL map they vanish except at the
+  few stencils that straddle a kink, and that count does not grow when ``h`` shrinks; for a map that
+  is not PL almost every stencil is non-zero and ``|D| ∝ h²`` (the exponent is fitted from ``8h`` and
+  ``h``);
+* first differences: for a continuous map ``max |f(t+h) − f(t)|`` shrinks like ``h``; a jump keeps it
+  at the jump's size, so the ratio between the steps ``h`` and ``8h`` is ``≈ 1/8`` or ``≈ 1``;
+* the degree test, on the coarse step ``64h``: a polynomial map of degree ``d`` restricted to a
+  line is a polynomial of degree ``≤ d`` in ``t``, so its differences of order ``d + 1`` vanish
+  (exactly, with dyadic data); a transcendental map has non-vanishing differences of every order;
+* homogeneity: for a map without biases, ``f(2x) = 2ᵈ f(x)`` exactly for a degree-``d``
+  homogeneous polynomial (``d = 1`` for a bias-free ReLU network).
+
+"Vanishes" means ``|Δᵏ| ≤ 2^(k+10)·ε·S`` (``ε`` the float64 machine epsilon, ``S`` the largest output
+magnitude on the line); the probe also reports how many stencils are exactly ``0.0``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from pydantic import BaseModel, ConfigDict
+from torch import nn
+
+from pybridge.errors import TargetError
+from pybridge.fragment.classify import ClassLabel, FragmentClass
+
+_EPS = torch.finfo(torch.float64).eps
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class LineProbe(_Frozen):
+    """What one random line shows."""
+
+    #: Stencils of the second difference at the fine step ``h`` that do not vanish, and all of them.
+    kinks_fine: int
+    stencils_fine: int
+    #: The same at the step ``8h``.
+    kinks_coarse: int
+    stencils_coarse: int
+    #: Fine-step second-difference stencils that are exactly ``0.0``.
+    exact_zeros_fine: int
+    #: ``max|Δ¹f|`` at step ``h`` over the same at ``8h``: ``≈ 1/8`` continuous, ``≈ 1`` at a jump.
+    jump_ratio: float
+    #: Fitted exponent ``p`` of ``median |D(h)| ∝ hᵖ`` (``None`` when the medians vanish: PL).
+    d2_exponent: float | None
+    #: Median ``|D|`` at step ``h``.
+    d2_median_fine: float
+    #: Smallest ``d`` whose differences of order ``d + 1`` vanish at step ``64h`` (``None``: none up
+    #: to the maximum tested degree).
+    degree: int | None
+
+
+class ProbeResult(_Frozen):
+    """The probe's verdict and its measurements."""
+
+    cls: ClassLabel
+    #: Piecewise-polynomial degree measured along the lines (``None``: not polynomial).
+    degree: int | None
+    #: ``d`` with ``f(2x) = 2ᵈ f(x)`` (``None``: not homogeneous of degree ≤ the maximum).
+    homogeneity: int | None
+    #: Largest kink count (non-vanishing fine second differences) over the lines.
+    kinks: int
+    #: Largest first-difference ratio over the lines.
+    jump_ratio: float
+    #: Median fitted exponent of ``|D| ∝ hᵖ`` over the lines (``None``: PL).
+    d2_exponent: float | None
+    #: Steps ``(h, 8h, 64h)`` and the half-length ``T`` of the lines.
+    steps: tuple[float, float, float]
+    half_length: float
+    #: Model evaluations (grid points times lines, plus checks) and whether grids ran as one batch.
+    evaluations: int
+    batched: bool
+    lines: tuple[LineProbe, ...]
+
+
+def dyadic(t: torch.Tensor, bits: int = 4) -> torch.Tensor:
+    """Round ``t`` to ``bits`` significant bits relative to its largest entry (a dyadic tensor)."""
+    if not t.is_floating_point() or t.numel() == 0:
+        return t
+    m = float(t.abs().max())
+    if m == 0.0 or not math.isfinite(m):
+        return t
+    scale = 2.0 ** (bits - 1 - math.floor(math.log2(m)))
+    return torch.round(t * scale) / scale
+
+
+def dyadic_model(module: nn.Module, bits: int = 4) -> nn.Module:
+    """A float64 copy of ``module`` in eval mode with every floating parameter and buffer dyadic."""
+    model = copy.deepcopy(module).to(torch.float64).eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(dyadic(p, bits))
+        for name, b in model.named_buffers():
+            if b.is_floating_point() and "var" not in name:  # keep variances positive
+                b.copy_(dyadic(b, bits))
+    return model
+
+
+def _flatten_out(out: Any, grid: int, batch: int) -> torch.Tensor | None:
+    """Outputs of a batch of ``grid`` stacked copies (each ``batch`` samples) as a ``[grid, -1]``
+    float64 matrix, in the order of :func:`_flatten_all` per grid point; ``None`` if some floating
+    output does not have ``grid · batch`` leading entries."""
+    parts: list[torch.Tensor] = []
+
+    def visit(o: Any) -> bool:
+        if isinstance(o, torch.Tensor):
+            if o.is_floating_point():
+                if o.dim() == 0 or o.shape[0] != grid * batch:
+                    return False
+                parts.append(o.reshape(grid, -1).to(torch.float64))
+            return True
+        if isinstance(o, list | tuple):
+            return all(visit(x) for x in o)
+        if isinstance(o, dict):
+            return all(visit(x) for x in o.values())
+        return True
+
+    if not visit(out) or not parts:
+        return None
+    return torch.cat(parts, dim=1)
+
+
+class _Evaluator:
+    """Evaluates the model at many points of a line, batched along the leading axis when that is
+    exact (checked against one-by-one evaluation), one by one otherwise."""
+
+    def __init__(self, model: nn.Module, base: Sequence[torch.Tensor], name: str) -> None:
+        self.model = model
+        self.base = list(base)
+        self.name = name
+        self.calls = 0
+        self.batched: bool | None = None
+
+    def _call(self, inputs: list[torch.Tensor]) -> Any:
+        self.calls += 1
+        try:
+            with torch.no_grad():
+                return self.model(*inputs)
+        except Exception as err:
+            raise TargetError(f"{self.name}: the model failed on a probe input ({type(err).__name__}: "
+                              f"{str(err).splitlines()[0] if str(err) else ''})") from None
+
+    def _single(self, dirs: list[torch.Tensor | None], t: float) -> torch.Tensor:
+        inputs = [x + t * v if v is not None else x for x, v in zip(self.base, dirs, strict=True)]
+        return _flatten_all(self._call(inputs)).reshape(1, -1)
+
+    def _batch(self, dirs: list[torch.Tensor | None], ts: torch.Tensor) -> torch.Tensor | None:
+        g = ts.numel()
+        inputs = []
+        for x, v in zip(self.base, dirs, strict=True):
+            if x.dim() == 0:
+                return None
+            rep = x.unsqueeze(0).expand(g, *x.shape)
+            if v is not None:
+                rep = rep + ts.reshape(g, *([1] * x.dim())) * v.unsqueeze(0)
+            inputs.append(rep.reshape(g * x.shape[0], *x.shape[1:]))
+        return _flatten_out(self._call(inputs), g, self.base[0].shape[0])
+
+    def values(self, dirs: list[torch.Tensor | None], ts: torch.Tensor) -> torch.Tensor:
+        """``f(x + t v)`` for every ``t`` in ``ts``, as a ``[len(ts), outputs]`` matrix."""
+        if self.batched is None:
+            self.batched = False
+            probe_ts = ts[[0, ts.numel() // 3, -1]]
+            got = self._batch(dirs, probe_ts)
+            if got is not None:
+                want = torch.cat([self._single(dirs, float(t)) for t in probe_ts])
+                scale = float(want.abs().max()) + 1.0
+                if got.shape == want.shape and float((got - want).abs().max()) <= 1e-9 * scale:
+                    self.batched = True
+        if self.batched:
+            chunks = [self._batch(dirs, ts[i : i + 512]) for i in range(0, ts.numel(), 512)]
+            if all(c is not None for c in chunks):
+                return torch.cat(chunks)  # type: ignore[arg-type]
+            self.batched = False
+        return torch.cat([self._single(dirs, float(t)) for t in ts])
+
+
+def _flatten_all(out: Any) -> torch.Tensor:
+    parts: list[torch.Tensor] = []
+
+    def visit(o: Any) -> None:
+        if isinstance(o, torch.Tensor):
+            if o.is_floating_point():
+                parts.append(o.reshape(-1).to(torch.float64))
+        elif isinstance(o, list | tuple):
+            for x in o:
+                visit(x)
+        elif isinstance(o, dict):
+            for x in o.values():
+                visit(x)
+
+    visit(out)
+    if not parts:
+        raise TargetError("the model has no floating-point output to probe")
+    return torch.cat(parts)
+
+
+def _tol(k: int, scale: float) -> float:
+    return 2.0 ** (k + 10) * _EPS * scale
+
+
+def _nonvanishing(values: torch.Tensor, k: int, scale: float) -> tuple[int, int, torch.Tensor]:
+    d = torch.diff(values, n=k, dim=0).abs().amax(dim=1)
+    return int((d > _tol(k, scale)).sum()), d.numel(), d
+
+
+def _line(values: torch.Tensor, max_degree: int) -> LineProbe:
+    scale = float(values.abs().max()) + 1.0
+    fine, coarse, deg = values, values[::8], values[::64]
+    nz_f, n_f, d2f = _nonvanishing(fine, 2, scale)
+    nz_c, n_c, d2c = _nonvanishing(coarse, 2, scale)
+    m1f = float(torch.diff(fine, dim=0).abs().max())
+    m1c = float(torch.diff(coarse, dim=0).abs().max())
+    ratio = m1f / m1c if m1c > 0 else 0.0
+    med_f, med_c = float(d2f.median()), float(d2c.median())
+    exponent = None
+    if med_f > _tol(2, scale) and med_c > _tol(2, scale):
+        exponent = math.log2(med_c / med_f) / 3.0
+    degree: int | None = None
+    for k in range(1, max_degree + 2):
+        nz, n, _ = _nonvanishing(deg, k, scale)
+        if nz <= 0.25 * n:
+            degree = k - 1
+            break
+    return LineProbe(kinks_fine=nz_f, stencils_fine=n_f, kinks_coarse=nz_c, stencils_coarse=n_c,
+                     exact_zeros_fine=int((d2f == 0).sum()), jump_ratio=ratio, d2_exponent=exponent,
+                     d2_median_fine=med_f, degree=degree)
+
+
+def _is_pl(line: LineProbe) -> bool:
+    return line.kinks_fine <= 0.25 * line.stencils_fine and line.kinks_fine <= 3 * line.kinks_coarse + 8
+
+
+def _homogeneity(ev: _Evaluator, max_degree: int) -> int | None:
+    dirs: list[torch.Tensor | None] = [x if x.is_floating_point() else None for x in ev.base]
+    ts = torch.tensor([0.0, 1.0], dtype=torch.float64)  # x + 0·x and x + 1·x = 2x
+    f1, f2 = ev.values(dirs, ts)
+    scale = float(f2.abs().max()) + 1.0
+    for d in range(max_degree + 1):
+        if float((f2 - 2.0**d * f1).abs().max()) <= _tol(d, scale):
+            return d
+    return None
+
+
+def _grid(half_length: float, fine_exponent: int) -> tuple[float, torch.Tensor]:
+    h = 2.0 ** (-fine_exponent)
+    n = int(round(half_length / h))
+    return h, torch.arange(-n, n + 1, dtype=torch.float64) * h
+
+
+def probe_line(model: nn.Module, inputs: Sequence[torch.Tensor], directions: Sequence[torch.Tensor | None], *,
+               half_length: float = 2.0, fine_exponent: int = 10, max_degree: int = 5,
+               name: str = "model") -> LineProbe:
+    """Probe ``model`` as given (no copy, no rounding) along ``t ↦ inputs + t·directions``.
+
+    ``directions[i]`` is ``None`` for an input that stays fixed.
+    """
+    _, ts = _grid(half_length, fine_exponent)
+    return _line(_Evaluator(model, list(inputs), name).values(list(directions), ts), max_degree)
+
+
+def probe(module: nn.Module, inputs: Sequence[torch.Tensor], *, lines: int = 3, half_length: float = 2.0,
+          fine_exponent: int = 10, max_degree: int = 5, seed: int = 0, name: str = "model") -> ProbeResult:
+    """Probe ``module`` at ``inputs`` along ``lines`` random dyadic lines (see the module docstring).
+
+    The module is copied, converted to float64 and made dyadic; the caller's module is untouched.
+    Floating inputs vary along the line; integer inputs (token ids) stay fixed.
+    """
+    if not any(x.is_floating_point() for x in inputs):
+        raise TargetError(f"{name}: the probe needs a floating-point input to move along a line")
+    gen = torch.Generator().manual_seed(seed)
+    model = dyadic_model(module)
+    base = [torch.round(x.to(torch.float64) * 8) / 8 if x.is_floating_point() else x for x in inputs]
+    ev = _Evaluator(model, base, name)
+    h, ts = _grid(half_length, fine_exponent)
+    results: list[LineProbe] = []
+    for _ in range(lines):
+        dirs: list[torch.Tensor | None] = []
+        for x in base:
+            if x.is_floating_point():
+                dirs.append(torch.randint(-8, 9, x.shape, generator=gen).to(torch.float64) / 8)
+            else:
+                dirs.append(None)
+        results.append(_line(ev.values(dirs, ts), max_degree))
+    homog = _homogeneity(ev, max_degree)
+
+    continuous = all(r.jump_ratio < 0.5 for r in results)
+    degree: int | None
+    if all(_is_pl(r) for r in results):
+        cls = FragmentClass.PL if continuous else FragmentClass.DISCONTINUOUS_PL
+        degree = max(min(r.degree if r.degree is not None else 1, 1) for r in results)
+    else:
+        degrees = [r.degree for r in results]
+        degree = None if any(d is None for d in degrees) else max(d for d in degrees if d is not None)
+        cls = FragmentClass.TRANSCENDENTAL if degree is None else FragmentClass.BILINEAR
+    exps = sorted(r.d2_exponent for r in results if r.d2_exponent is not None)
+    return ProbeResult(
+        cls=cls.label,  # type: ignore[arg-type]
+        degree=degree,
+        homogeneity=homog,
+        kinks=max(r.kinks_fine for r in results),
+        jump_ratio=max(r.jump_ratio for r in results),
+        d2_exponent=exps[len(exps) // 2] if exps else None,
+        steps=(h, 8 * h, 64 * h),
+        half_length=half_length,
+        evaluations=ev.calls,
+        batched=bool(ev.batched),
+        lines=tuple(results),
+    )
