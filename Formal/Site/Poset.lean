@@ -1,0 +1,96 @@
+/-!
+# Posets and finite posets
+
+Belfiore & Bennequin (*Topos and Stacks of Deep Neural Networks*, arXiv 2106.14587 v3, §1.2–1.3)
+reduce the site of a network to a poset `X` (Prop. 1.1: the topos of the network is the category of
+presheaves on `X`). This file fixes the order-theoretic vocabulary used by the rest of
+`Formal/Site`: a partial order (`Poset`, written with core's `≤`), a finite poset (`FinPoset`: a
+poset with a complete list of its elements and a decidable order), and one concrete finite poset,
+`ResX`, the poset `X` of the normalised residual block of `Formal/Site/Residual.lean`.
+
+Convention (as in the paper, where arrows of the site point against the data flow): `y ≤ x` means
+that there is a data-flow path from `x` to `y`, so the output layer is the least element and a
+presheaf's restriction map along `y ≤ x` transports data from `x` forward to `y`.
+-/
+
+namespace Formal.Site
+
+universe u
+
+/-- A partial order: a reflexive, transitive, antisymmetric relation `≤`. -/
+class Poset (α : Type u) extends LE α where
+  /-- Reflexivity. -/
+  le_refl : ∀ a : α, a ≤ a
+  /-- Transitivity. -/
+  le_trans : ∀ {a b c : α}, a ≤ b → b ≤ c → a ≤ c
+  /-- Antisymmetry. -/
+  le_antisymm : ∀ {a b : α}, a ≤ b → b ≤ a → a = b
+
+/-- A finite poset: a poset together with a list containing every element and a decision
+procedure for the order. -/
+class FinPoset (α : Type u) extends Poset α where
+  /-- Every element, listed. -/
+  elems : List α
+  /-- The list is complete. -/
+  mem_elems : ∀ a : α, a ∈ elems
+  /-- The order is decidable. -/
+  decLe : ∀ a b : α, Decidable (a ≤ b)
+
+/-! ## The poset `X` of the normalised residual block
+
+The residual block `y = x + f(x)` after normalisation (`Formal/Site/Fork.lean`,
+`Formal/Site/Residual.lean`) has four layers that are not fork points `A★`: two copies of the input
+(`inMain` feeds the branch `f`, `inSkip` is the skip edge), the branch `branch` and the join `join`
+(the addition). Data flows `inMain → branch → join` and `inSkip → join`. -/
+
+/-- The layers of the normalised residual block. -/
+inductive ResX where
+  /-- The copy of the input that feeds the residual branch. -/
+  | inMain
+  /-- The copy of the input on the skip connection. -/
+  | inSkip
+  /-- The residual branch `f`. -/
+  | branch
+  /-- The join (the addition `x + f(x)`). -/
+  | join
+
+namespace ResX
+
+/-- The order of `X` as a Boolean table: `leB y x = true` iff data flows from `x` to `y`
+(or `x = y`). -/
+def leB : ResX → ResX → Bool
+  | inMain, inMain => true
+  | inSkip, inSkip => true
+  | branch, branch => true
+  | branch, inMain => true
+  | join, _ => true
+  | _, _ => false
+
+theorem leB_refl (a : ResX) : leB a a = true := by
+  cases a <;> rfl
+
+theorem leB_trans (a b c : ResX) (h₁ : leB a b = true) (h₂ : leB b c = true) :
+    leB a c = true := by
+  cases a <;> cases b <;> cases c <;> first | rfl | exact absurd h₁ (by decide) | exact absurd h₂ (by decide)
+
+theorem leB_antisymm (a b : ResX) (h₁ : leB a b = true) (h₂ : leB b a = true) : a = b := by
+  cases a <;> cases b <;> first | rfl | exact absurd h₁ (by decide) | exact absurd h₂ (by decide)
+
+end ResX
+
+/-- `X` of the normalised residual block is a finite poset. -/
+instance instFinPosetResX : FinPoset ResX where
+  le := fun a b => ResX.leB a b = true
+  le_refl := fun a => ResX.leB_refl a
+  le_trans := fun h₁ h₂ => ResX.leB_trans _ _ _ h₁ h₂
+  le_antisymm := fun h₁ h₂ => ResX.leB_antisymm _ _ h₁ h₂
+  elems := [ResX.inMain, ResX.inSkip, ResX.branch, ResX.join]
+  mem_elems := fun a => by
+    cases a
+    · exact List.Mem.head _
+    · exact List.Mem.tail _ (List.Mem.head _)
+    · exact List.Mem.tail _ (List.Mem.tail _ (List.Mem.head _))
+    · exact List.Mem.tail _ (List.Mem.tail _ (List.Mem.tail _ (List.Mem.head _)))
+  decLe := fun a b => inferInstanceAs (Decidable (ResX.leB a b = true))
+
+end Formal.Site
