@@ -15,10 +15,39 @@ import Formal.Zoo.HyperLinear
 import Formal.Zoo.MoE
 
 -- IMPORTS: categorical core (Formal/Category, Formal/Fam, Formal/Para)
+import Formal.Category.Basic
+import Formal.Category.Functor
+import Formal.Category.Limits
+import Formal.Category.LimitLemmas
+import Formal.Category.Pretopos
+import Formal.Category.Closed
+import Formal.Category.Topos
+import Formal.Category.Types
+import Formal.Category.TypesPretopos
+import Formal.Category.TypesTopos
+import Formal.Fam.Basic
+import Formal.Fam.Universal
+import Formal.Para.Basic
+import Formal.Para.ChooseEval
 
 -- IMPORTS: PL fragment and the transformer claims (Formal/PL, Formal/Attention, Formal/Gap)
+import Formal.PL.Laws
+import Formal.PL.OneDim
+import Formal.PL.Fragment
+import Formal.Attention.Witness
+import Formal.Attention.ChooseEval
+import Formal.Gap.FullyFaithful
+import Formal.Gap.Hypotheses
 
 -- IMPORTS: sites, sieves and presheaves (Formal/Site)
+import Formal.Site.Poset
+import Formal.Site.Heyting
+import Formal.Site.Sieve
+import Formal.Site.Presheaf
+import Formal.Site.PresheafCategory
+import Formal.Site.Omega
+import Formal.Site.Fork
+import Formal.Site.Residual
 
 -- The claims ledger (imports what it cites)
 import Formal.Claims

@@ -7,6 +7,22 @@ import Formal.Zoo.EncoderBlock
 import Formal.Zoo.GLU
 import Formal.Zoo.HyperLinear
 import Formal.Zoo.MoE
+import Formal.Category.LimitLemmas
+import Formal.Category.TypesPretopos
+import Formal.Category.TypesTopos
+import Formal.Fam.Universal
+import Formal.Para.ChooseEval
+import Formal.Site.Sieve
+import Formal.Site.Presheaf
+import Formal.Site.PresheafCategory
+import Formal.Site.Omega
+import Formal.Site.Fork
+import Formal.Site.Residual
+import Formal.PL.Fragment
+import Formal.Attention.Witness
+import Formal.Attention.ChooseEval
+import Formal.Gap.FullyFaithful
+import Formal.Gap.Hypotheses
 
 /-!
 # The claims ledger
@@ -72,17 +88,265 @@ def networkClaims : List Claim := [tbArchAssoc, tbArchUnit]
 /-! ## Categorical core (`Formal/Category`, `Formal/Fam`, `Formal/Para`) -/
 
 -- LEDGER: category (entries, then `def categoryClaims : List Claim := [...]`)
-def categoryClaims : List Claim := []
+def tbCatTypeTopos : Claim where
+  id := "TB.Cat.TypeTopos"
+  paper := "TB"
+  statement := "Type u is an elementary topos: chosen finite limits, cartesian closed (exponential = function type, beta and eta by computation), and a subobject classifier Ω = ULift Prop with truth map fun _ => ULift.up True (Prop itself for u = 0, up to ULift)."
+  status := .proved
+  decls := [``Formal.CategoryTheory.Types.typeTopos, ``Formal.CategoryTheory.Types.typeCartesianClosed, ``Formal.CategoryTheory.Types.typeSubobjectClassifier, ``Formal.CategoryTheory.Types.typeFiniteLimits]
+
+def tbCatTypePretopos : Claim where
+  id := "TB.Cat.TypePretopos"
+  paper := "TB"
+  statement := "Type u is a pretopos, proved directly: extensive (sums are disjoint and stable under pullback) and exact (regular, with every internal equivalence relation effective as the kernel pair of its quotient)."
+  status := .proved
+  decls := [``Formal.CategoryTheory.Types.typePretopos, ``Formal.CategoryTheory.Types.typeExtensive, ``Formal.CategoryTheory.Types.typeRegular, ``Formal.CategoryTheory.Types.typeExact, ``Formal.CategoryTheory.Types.quot_exact]
+
+def tbCatLimitsUnique : Claim where
+  id := "TB.Cat.limitsUnique"
+  paper := "TB"
+  statement := "Limits are unique up to isomorphism: any two terminal objects, initial objects, binary products, or pullbacks of the same cospan are isomorphic, compatibly with the cones."
+  status := .proved
+  decls := [``Formal.CategoryTheory.IsTerminal.uniqueUpToIso, ``Formal.CategoryTheory.IsInitial.uniqueUpToIso, ``Formal.CategoryTheory.IsBinaryProduct.uniqueUpToIso, ``Formal.CategoryTheory.IsPullback.uniqueUpToIso]
+
+def tbCatPullbackPasting : Claim where
+  id := "TB.Cat.pullbackPasting"
+  paper := "TB"
+  statement := "Pullback pasting: if the right square and the left square are pullbacks, so is the outer rectangle."
+  status := .proved
+  decls := [``Formal.CategoryTheory.IsPullback.paste]
+
+def tbCatMonoPullback : Claim where
+  id := "TB.Cat.monoPullback"
+  paper := "TB"
+  statement := "Monomorphisms are stable under pullback."
+  status := .proved
+  decls := [``Formal.CategoryTheory.IsPullback.mono_snd]
+
+def tbCatTranspose : Claim where
+  id := "TB.Cat.transpose"
+  paper := "TB"
+  statement := "In a cartesian closed category the exponential transpose curry is a bijection between maps X × Y ⟶ Z and maps X ⟶ Z^Y, with inverse uncurry."
+  status := .proved
+  decls := [``Formal.CategoryTheory.CartesianClosed.uncurry_curry, ``Formal.CategoryTheory.CartesianClosed.curry_uncurry, ``Formal.CategoryTheory.CartesianClosed.curry_injective, ``Formal.CategoryTheory.CartesianClosed.curry_surjective]
+
+def tbFamCategory : Claim where
+  id := "TB.Fam.category"
+  paper := "TB"
+  statement := "Fam C (families indexed by Type w, morphisms = reindexing map + family of morphisms) is a category into which C embeds fully faithfully as the one-element families."
+  status := .proved
+  decls := [``Formal.CategoryTheory.Fam.category, ``Formal.CategoryTheory.Fam.embed, ``Formal.CategoryTheory.Fam.embedFullyFaithful]
+
+def tbFamCoproducts : Claim where
+  id := "TB.Fam.coproducts"
+  paper := "TB"
+  statement := "Fam C has all coproducts indexed by Type w, given by the dependent sum of the index types."
+  status := .proved
+  decls := [``Formal.CategoryTheory.Fam.sigmaIsCoproduct, ``Formal.CategoryTheory.Fam.famCoproducts]
+
+def tbFamExtend : Claim where
+  id := "TB.Fam.extend"
+  paper := "TB"
+  statement := "Given chosen Type w-indexed coproducts in D, every functor F : C ⥤ D extends to a functor Fam C ⥤ D, (I, X) ↦ ∐ F (X i), whose restriction along the embedding is naturally isomorphic to F."
+  status := .proved
+  decls := [``Formal.CategoryTheory.Fam.extend, ``Formal.CategoryTheory.Fam.extendEmbedIso]
+
+def tbFamExtendPreserves : Claim where
+  id := "TB.Fam.extendPreserves"
+  paper := "TB"
+  statement := "The extension Fam C ⥤ D preserves coproducts and is unique up to isomorphism among coproduct-preserving extensions: not formalised in this library."
+  status := .outOfScope
+  decls := []
+
+def tbParaAssoc : Claim where
+  id := "TB.Para.assoc"
+  paper := "TB"
+  statement := "Composition of parametrised maps P × X → Y in Type is associative up to the reparametrisation ((p, q), r) ↦ (p, (q, r)) (an isomorphism of parameter types transporting the maps)."
+  status := .proved
+  decls := [``Formal.CategoryTheory.Para.assocReparam, ``Formal.CategoryTheory.Para.comp_map_assoc]
+
+def tbParaUnit : Claim where
+  id := "TB.Para.unit"
+  paper := "TB"
+  statement := "The identity parametrised map (parameter PUnit) is a two-sided unit in Type up to the reparametrisations (⋆, p) ↦ p and (p, ⋆) ↦ p."
+  status := .proved
+  decls := [``Formal.CategoryTheory.Para.leftUnitReparam, ``Formal.CategoryTheory.Para.rightUnitReparam, ``Formal.CategoryTheory.Para.id_comp_map, ``Formal.CategoryTheory.Para.comp_id_map]
+
+def tbParaCartesian : Claim where
+  id := "TB.Para.cartesian"
+  paper := "TB"
+  statement := "The Para laws in an arbitrary cartesian category (not only Type): not formalised in this library."
+  status := .outOfScope
+  decls := []
+
+def vmC3Factorisation : Claim where
+  id := "VM.C3.factorisation"
+  paper := "VM"
+  statement := "A map with input-dependent parameters factors as choose : X → P × X followed by eval (attention = eval ∘ ⟨choose, id⟩): in Type for any parametrised map and parameter choice, and in any cartesian closed category as diag ≫ h = ⟨curry h, 𝟙⟩ ≫ eval; the chosen weights curry h are unique, and in Type any factorisation through choose agrees with eval on its values."
+  status := .proved
+  decls := [``Formal.CategoryTheory.Para.withChoice_eq, ``Formal.CategoryTheory.Para.factor_unique, ``Formal.CategoryTheory.CartesianClosed.choose_eval, ``Formal.CategoryTheory.CartesianClosed.choose_unique]
+
+/-- The claims of the categorical core. -/
+def categoryClaims : List Claim :=
+  [tbCatTypeTopos, tbCatTypePretopos, tbCatLimitsUnique, tbCatPullbackPasting, tbCatMonoPullback,
+    tbCatTranspose, tbFamCategory, tbFamCoproducts, tbFamExtend, tbFamExtendPreserves,
+    tbParaAssoc, tbParaUnit, tbParaCartesian, vmC3Factorisation]
 
 /-! ## The transformer-topos claims (`Formal/PL`, `Formal/Attention`, `Formal/Gap`) -/
 
 -- LEDGER: transformer (entries, then `def transformerClaims : List Claim := [...]`)
-def transformerClaims : List Claim := []
+def vmC1 : Claim where
+  id := "VM.C1"
+  paper := "VM"
+  statement := "CNN/RNN/GCN networks embed in a pretopos of piecewise-linear maps. Our reading: true only in the semilinear category (semilinear sets, possibly discontinuous maps); continuous PL maps on Euclidean spaces lack equalizers and coproducts. Proved here: every term of the PL fragment (IsPL: id, comp, par, copy, fst, snd, add, scale, linear, relu, transpose, splitLast, mergeLast; not route/copair) is LocallyAffine in every coordinate along every line. The pretopos structure of semilinear sets enters as the named hypothesis DefinableChoice."
+  status := .assumed
+  decls := [``Formal.PL.IsPL, ``Formal.PL.IsPL.preserves, ``Formal.PL.pl_on_lines, ``Formal.PL.locallyAffine_closure, ``Formal.Gap.DefinableChoice]
+
+def vmC2 : Claim where
+  id := "VM.C2"
+  paper := "VM"
+  statement := "A transformer is not PL. Proved: t ↦ t² is affine on no nondegenerate interval, hence not LocallyAffine; no PL-fragment term denotes (x₀, x₁) ↦ x₀·x₁; explicit weights and lines along which hyperLinear, linear attention (no softmax) and the product atom of the GLU compute t ↦ t². Over an abstract ordered field (OrderedFieldLaws); no Rat instance of the laws is given."
+  status := .proved
+  decls := [``Formal.PL.sq_not_affineOn, ``Formal.PL.sq_not_pl, ``Formal.PL.mul_not_pl, ``Formal.Attention.mul_witness, ``Formal.Attention.mulVec_witness, ``Formal.Attention.glu_eq, ``Formal.Attention.hyperLinear_witness, ``Formal.Attention.linearAttention_witness]
+
+def vmC2necessarily : Claim where
+  id := "VM.C2.necessarily"
+  paper := "VM"
+  statement := "A transformer is necessarily not PL. Doubtful and not formalised: the witnesses are specific layers with specific weights; with zero weights in the bilinear branches the same layers compute PL maps."
+  status := .outOfScope
+  decls := []
+
+def vmC3 : Claim where
+  id := "VM.C3"
+  paper := "VM"
+  statement := "The transformer lives in the topos completion of the PL category, via attention = eval ∘ ⟨choose, id⟩. Refuted as stated: the factorisation holds (attention_eq_eval_choose) but every map of Type factors that way (every_map_factors_eval, mlp_factors_eval), and a fully faithful completion adds no morphisms between images of objects (ff_no_new_maps); for the PL category every morphism F(αᵐ) ⟶ F(αⁿ) is the image of a PL map, and none F(α²) ⟶ F(α¹) comes from the product."
+  status := .refuted
+  decls := [``Formal.Attention.attention_eq_eval_choose, ``Formal.Attention.every_map_factors_eval, ``Formal.Attention.mlp_factors_eval, ``Formal.Gap.ff_no_new_maps, ``Formal.Gap.pl_completion_adds_no_maps, ``Formal.Gap.ff_completion_no_mul]
+
+def vmC4 : Claim where
+  id := "VM.C4"
+  paper := "VM"
+  statement := "PL networks are first-order and transformers higher-order reasoners. A category error: first- and higher-order are properties of logics, not of maps. The one precise reading, factoring through eval ∘ ⟨choose, id⟩, holds for every map, PL networks included."
+  status := .refuted
+  decls := [``Formal.Attention.every_map_factors_eval, ``Formal.Attention.mlp_factors_eval]
+
+def hypDefinableChoice : Claim where
+  id := "TB.Hyp.DefinableChoice"
+  paper := "TB"
+  statement := "O-minimal definable choice for semilinear relations (van den Dries, Tame Topology, Ch. 6): a named hypothesis, never asserted."
+  status := .assumed
+  decls := [``Formal.Gap.DefinableChoice]
+
+def hypArora : Claim where
+  id := "TB.Hyp.AroraReLU"
+  paper := "TB"
+  statement := "Every continuous PL map is computed by a ReLU network (Arora, Basu, Mianjy, Mukherjee, ICLR 2018, Thm 2.1), stated for the PL fragment: a named hypothesis, never asserted."
+  status := .assumed
+  decls := [``Formal.Gap.AroraReLU]
+
+def hypWilkie : Claim where
+  id := "TB.Hyp.Wilkie"
+  paper := "TB"
+  statement := "ℝ_exp is o-minimal (Wilkie 1996); with the monotonicity theorem, definable functions of one variable are piecewise strictly monotone or constant: a named hypothesis, never asserted."
+  status := .assumed
+  decls := [``Formal.Gap.WilkieMonotonicity]
+
+def hypInvarianceOfDomain : Claim where
+  id := "TB.Hyp.InvarianceOfDomain"
+  paper := "TB"
+  statement := "Brouwer's invariance of domain: homeomorphic Euclidean spaces have equal dimension: a named hypothesis, never asserted."
+  status := .assumed
+  decls := [``Formal.Gap.InvarianceOfDomain]
+
+/-- The claims of the transformer paper and the hypotheses they rest on. -/
+def transformerClaims : List Claim :=
+  [vmC1, vmC2, vmC2necessarily, vmC3, vmC4, hypDefinableChoice, hypArora, hypWilkie,
+    hypInvarianceOfDomain]
 
 /-! ## Sites, sieves and presheaves (`Formal/Site`) -/
 
 -- LEDGER: site (entries, then `def siteClaims : List Claim := [...]`)
-def siteClaims : List Claim := []
+def bbProp11i : Claim where
+  id := "BB.Prop1.1.i"
+  paper := "BB"
+  statement := "Prop. 1.1(i): the category generated by the fork graph of a network is a poset (thin: at most one arrow between two objects). Refuted as stated for networks with fan-out: in the fork site of the residual block y = x + f(x) there are two distinct paths from the input to the fork point of the join, found by computation. It holds for networks in which every layer feeds at most one layer, and for every network after normalisation by identity copies (entry TB.Site.normalThin)."
+  status := .refuted
+  decls := [``Formal.Site.Residual.raw_fork_not_thin, ``Formal.Site.Residual.raw_two_distinct_paths, ``Formal.Site.Residual.raw_two_paths, ``Formal.Site.Residual.raw]
+
+def tbSiteNormalThin : Claim where
+  id := "TB.Site.normalThin"
+  paper := "TB"
+  statement := "Repair of BB Prop. 1.1(i): if every vertex of a graph has at most one successor, it has at most one path between any two vertices; the fork construction preserves this; the normal form (unfolding along maximal paths, which turns each fan-out into identity copies) has it for every graph, so the fork site of the normal form is thin. Checked on the residual block, whose normal form has the finite poset of layers ResX. Not proved: that normalisation preserves the function computed by the network."
+  status := .proved
+  decls := [``Formal.Site.forest_thin, ``Formal.Site.fork_forest, ``Formal.Site.fork_thin_of_forest, ``Formal.Site.normalize_forest, ``Formal.Site.normalize_fork_thin, ``Formal.Site.Residual.normalized_fork_thin, ``Formal.Site.Residual.normalized_unique_paths, ``Formal.Site.instFinPosetResX]
+
+def bbProp11ii : Claim where
+  id := "BB.Prop1.1.ii"
+  paper := "BB"
+  statement := "Prop. 1.1: the topos of sheaves on the fork site (for the topology generated by the forks) is equivalent to the topos of presheaves on the poset X of non-fork objects. Out of scope: the library has no Grothendieck topologies or sheaf condition; it takes presheaves on the poset X as the definition of the topos of a network, which is the conclusion of this statement."
+  status := .outOfScope
+  decls := []
+
+def bbOmegaHeyting : Claim where
+  id := "BB.Omega.Heyting"
+  paper := "BB"
+  statement := "At every object x of the poset, the sieves on x (the down-sets of the principal down-set of x) form a Heyting algebra, with implication S => T = {y <= x | every z <= y in S is in T} and negation S => bottom."
+  status := .proved
+  decls := [``Formal.Site.HeytingAlgebra, ``Formal.Site.Sieve.heytingAlgebra, ``Formal.Site.Sieve.le_himp_iff]
+
+def bbOmegaRestriction : Claim where
+  id := "BB.Omega.restriction"
+  paper := "BB"
+  statement := "Restriction of sieves along y <= x (S maps to S intersected with the down-set of y) preserves meet, join, implication, negation, bottom and top, so Omega is a presheaf of Heyting algebras."
+  status := .proved
+  decls := [``Formal.Site.Sieve.restrict_inf, ``Formal.Site.Sieve.restrict_sup, ``Formal.Site.Sieve.restrict_himp, ``Formal.Site.Sieve.restrict_compl, ``Formal.Site.Sieve.restrict_bot, ``Formal.Site.Sieve.restrict_top, ``Formal.Site.Omega.heyting_natural]
+
+def bbPShCategory : Claim where
+  id := "BB.PSh.category"
+  paper := "BB"
+  statement := "Presheaves on a poset, with natural transformations, form a category (identity and associativity laws). That this category is a topos is not proved here."
+  status := .proved
+  decls := [``Formal.Site.PSh.id_comp, ``Formal.Site.PSh.comp_id, ``Formal.Site.PSh.assoc, ``Formal.Site.presheafCategory]
+
+def bbOmegaPresheaf : Claim where
+  id := "BB.Omega.presheaf"
+  paper := "BB"
+  statement := "The sieves form a presheaf Omega on the poset (Omega(x) = sieves on x, restriction along y <= x), with the functor laws, and the maximal sieve is a natural transformation true from the terminal presheaf to Omega. That Omega classifies subobjects (the universal property) is not proved here."
+  status := .proved
+  decls := [``Formal.Site.Omega, ``Formal.Site.Sieve.restrict_refl, ``Formal.Site.Sieve.restrict_restrict, ``Formal.Site.Omega.truth]
+
+def bbThm11 : Claim where
+  id := "BB.Thm1.1"
+  paper := "BB"
+  statement := "Thm 1.1 and Lemma 1.1: back-propagation is a flow of natural transformations in the topos of the network. Out of scope for the Lean side: it needs differentiation of real-valued maps, which core Lean lacks; it is left to the numerical checks of the Python bridge."
+  status := .outOfScope
+  decls := []
+
+def bbModelCategory : Claim where
+  id := "BB.ModelCategory"
+  paper := "BB"
+  statement := "The semantic structures of a network are classified by fibrant objects of a closed model category of Quillen, giving homotopical invariants. Out of scope: needs simplicial and homotopical machinery far beyond a core-only library."
+  status := .outOfScope
+  decls := []
+
+def bbMartinLof : Claim where
+  id := "BB.MartinLof"
+  paper := "BB"
+  statement := "Intensional Martin-Löf type theories organise the semantic objects of a network and the fibrations between them. Out of scope: needs a deep embedding of a dependent type theory and its interpretation in the topos."
+  status := .outOfScope
+  decls := []
+
+def bbDerivators : Claim where
+  id := "BB.Derivators"
+  paper := "BB"
+  statement := "Information contents and exchanges in a network are analysed by Grothendieck derivators. Out of scope: needs homotopy categories of diagram categories, which the library does not have."
+  status := .outOfScope
+  decls := []
+
+/-- The claims of sites, sieves and presheaves. -/
+def siteClaims : List Claim :=
+  [bbProp11i, tbSiteNormalThin, bbProp11ii, bbOmegaHeyting, bbOmegaRestriction, bbPShCategory,
+    bbOmegaPresheaf, bbThm11, bbModelCategory, bbMartinLof, bbDerivators]
 
 /-- The whole ledger. -/
 def ledger : List Claim :=
