@@ -14,7 +14,6 @@ list of layers of its own.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,6 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from pybridge.errors import BridgeError, LeanParseError, UnknownLayerError
+from pybridge.lean.claims import find_repo_root
 from pybridge.lean.expand import binder_kind, instantiate, render
 from pybridge.lean.parser import Def, parse_source
 from pybridge.spec.terms import Term
@@ -34,24 +34,9 @@ ZOO_DIR = "Formal/Zoo"
 ZOO_NAMESPACE = "Formal.Zoo"
 
 
-def find_root(start: Path | None = None) -> Path:
-    """The repository root: ``$TOPOS_BRIDGE_ROOT``, else the nearest directory above ``start`` (or the
-    working directory, then this package) holding ``lakefile.lean`` and ``Formal/``."""
-    env = os.environ.get("TOPOS_BRIDGE_ROOT")
-    if env:
-        root = Path(env)
-        if (root / "Formal").is_dir():
-            return root.resolve()
-        raise BridgeError(f"TOPOS_BRIDGE_ROOT={env}: no Formal/ directory there")
-    starts = [start] if start else [Path.cwd(), Path(__file__).resolve().parent]
-    for s in starts:
-        for d in [s.resolve(), *s.resolve().parents]:
-            if (d / "lakefile.lean").is_file() and (d / "Formal").is_dir():
-                return d
-    raise BridgeError(
-        "cannot find the topos-bridge sources (a directory with lakefile.lean and Formal/); "
-        "run inside the repository or set TOPOS_BRIDGE_ROOT"
-    )
+#: The repository root (``$TOPOS_BRIDGE_ROOT``, or the nearest directory with ``lakefile.lean`` and
+#: ``Formal/`` above the working directory or this package); shared with the ledger reader.
+find_root = find_repo_root
 
 
 class Hypothesis(BaseModel):
