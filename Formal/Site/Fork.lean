@@ -120,19 +120,16 @@ theorem forest_thin [DecidableEq V] (g : Graph V) (hg : Forest g) : Thin g := by
     intro u v
     show (if u = v then 1 else 0) ≤ 1
     by_cases h : u = v
-    · rw [if_pos h]
-      exact Nat.le_refl 1
-    · rw [if_neg h]
-      exact Nat.zero_le 1
+    · exact Nat.le_of_eq (if_pos h)
+    · exact Nat.le_trans (Nat.le_of_eq (if_neg h)) (Nat.zero_le 1)
   | succ n ih =>
     intro u v
     show (if u = v then 1 else sumOver (fun w => pathCount g n w v) (g.succ u)) ≤ 1
     by_cases h : u = v
-    · rw [if_pos h]
-      exact Nat.le_refl 1
-    · rw [if_neg h]
-      exact Nat.le_trans
-        (sumOver_le_length (fun w => pathCount g n w v) (fun w => ih w v) (g.succ u)) (hg u)
+    · exact Nat.le_of_eq (if_pos h)
+    · exact Nat.le_trans (Nat.le_of_eq (if_neg h))
+        (Nat.le_trans
+          (sumOver_le_length (fun w => pathCount g n w v) (fun w => ih w v) (g.succ u)) (hg u))
 
 /-- The explicit path `u = u₀ → u₁ → … → uₖ` given as `u` and `[u₁, …, uₖ]` is a path of `g`. -/
 def isPathFrom [DecidableEq V] (g : Graph V) : V → List V → Bool
@@ -175,8 +172,7 @@ theorem fork_forest [DecidableEq V] (g : Graph V) (hg : Forest g) : Forest (fork
   cases p with
   | node a =>
     show (mapL (forkTarget g) (g.succ a)).length ≤ 1
-    rw [length_mapL]
-    exact hg a
+    exact Nat.le_trans (Nat.le_of_eq (length_mapL (forkTarget g) (g.succ a))) (hg a)
   | star b =>
     show (cond (isJoin g b) [ForkV.node b] []).length ≤ 1
     exact length_cond_le (isJoin g b) (ForkV.node b)

@@ -94,7 +94,7 @@ def toTerminal (P : Presheaf.{u, v} α) : Hom P (terminal.{u, v} α) where
 /-- Uniqueness of the morphism into the terminal presheaf. -/
 theorem toTerminal_unique {P : Presheaf.{u, v} α} (f : Hom P (terminal.{u, v} α)) :
     f = toTerminal P :=
-  Hom.ext (fun _ _ => rfl)
+  Hom.ext (fun x s => PUnit.subsingleton (f.app x s) ((toTerminal P).app x s))
 
 end PSh
 

@@ -56,8 +56,8 @@ theorem raw_fork_not_thin : ¬ Thin (fork raw) := by
   intro h
   have h3 : pathCount (fork raw) 3 (ForkV.node 0) (ForkV.star 2) ≤ 1 :=
     h 3 (ForkV.node 0) (ForkV.star 2)
-  rw [raw_two_paths] at h3
-  exact absurd h3 (by decide)
+  have h21 : (2 : Nat) ≤ 1 := Nat.le_trans (Nat.le_of_eq raw_two_paths.symm) h3
+  exact absurd h21 (by decide)
 
 /-- The normal form of the residual block: the input is split into two identity copies. -/
 def normalized : Graph (List Nat) := normalize raw
