@@ -82,8 +82,15 @@ def tbArchUnit : Claim where
   status := .proved
   decls := [``Formal.Arch.eval_id_comp, ``Formal.Arch.eval_comp_id]
 
+def tbArchInterchange : Claim where
+  id := "TB.Arch.interchange"
+  paper := "TB"
+  statement := "Parallel composition is functorial for the semantics: (f ⊗ g) ≫ (f' ⊗ g') and (f ≫ f') ⊗ (g ≫ g') denote the same map, up to regrouping the four weight sets."
+  status := .proved
+  decls := [``Formal.Arch.eval_par_comp]
+
 /-- The claims of the layer syntax and the Zoo. -/
-def networkClaims : List Claim := [tbArchAssoc, tbArchUnit]
+def networkClaims : List Claim := [tbArchAssoc, tbArchUnit, tbArchInterchange]
 
 /-! ## Categorical core (`Formal/Category`, `Formal/Fam`, `Formal/Para`) -/
 
