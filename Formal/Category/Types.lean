@@ -90,8 +90,8 @@ def terminalIsTerminal : IsTerminal (PUnit.{u + 1} : Type u) where
 
 /-- `PEmpty` is initial. -/
 def initialIsInitial : IsInitial (PEmpty.{u + 1} : Type u) where
-  desc := fun _ e => nomatch e
-  uniq := fun _ => funext fun e => nomatch e
+  desc := fun _ (e : PEmpty.{u + 1}) => nomatch e
+  uniq := fun _ => funext fun (e : PEmpty.{u + 1}) => nomatch e
 
 /-! ## Binary products and coproducts -/
 
@@ -125,7 +125,7 @@ def sumIsCoproduct (X Y : Type u) : IsBinaryCoproduct (sumInl X Y) (sumInr X Y) 
   desc := fun f g => sumDesc f g
   inl_desc := fun _ _ => rfl
   inr_desc := fun _ _ => rfl
-  uniq := fun _ _ m h₁ h₂ => funext fun s =>
+  uniq := fun _ _ m h₁ h₂ => funext fun (s : X ⊕ Y) =>
     match s with
     | Sum.inl x => congrFun h₁ x
     | Sum.inr y => congrFun h₂ y
@@ -199,7 +199,7 @@ def coequalizerπ {X Y : Type u} (f g : X ⟶ Y) : Y ⟶ Quot (coeqRel f g) :=
 /-- The induced map out of the coequalizer. -/
 def coequalizerDesc {X Y W : Type u} (f g : X ⟶ Y) (h : Y ⟶ W) (w : f ≫ h = g ≫ h) :
     Quot (coeqRel f g) ⟶ W :=
-  fun q => Quot.lift h (fun a b hab =>
+  fun q => @Quot.lift Y (coeqRel f g) W h (fun (a b : Y) (hab : coeqRel f g a b) =>
     match hab with
     | ⟨x, ha, hb⟩ => by
       subst ha
@@ -213,7 +213,8 @@ def coequalizerIsCoequalizer {X Y : Type u} (f g : X ⟶ Y) :
   desc := fun h w => coequalizerDesc f g h w
   fac := fun _ _ => rfl
   uniq := fun h w m e => funext fun q =>
-    Quot.ind (β := fun q => m q = coequalizerDesc f g h w q) (fun y => congrFun e y) q
+    @Quot.ind Y (coeqRel f g) (fun q => m q = coequalizerDesc f g h w q)
+      (fun y => congrFun e y) q
 
 /-! ## Chosen finite limits and coproducts -/
 

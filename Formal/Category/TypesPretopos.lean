@@ -43,7 +43,8 @@ theorem sumInr_mono (X Y : Type u) : Mono (sumInr X Y) :=
 /-- The pullback of the two injections is empty, hence initial. -/
 def sumDisjoint (X Y : Type u) : IsInitial (pullbackObj (sumInl X Y) (sumInr X Y)) where
   desc := fun _ p => False.elim (sum_inl_ne_inr p.property)
-  uniq := fun _ => funext fun p => False.elim (sum_inl_ne_inr p.property)
+  uniq := fun _ => funext fun (p : pullbackObj (sumInl X Y) (sumInr X Y)) =>
+    False.elim (sum_inl_ne_inr p.property)
 
 /-- The copairing on the two preimages, by cases on the summand of `f z`. -/
 def splitDesc {X Y Z W : Type u} (f : Z ⟶ (X ⊕ Y : Type u))
@@ -163,7 +164,7 @@ def typeRegular : Regular (Type u) where
 theorem quot_exact {α : Type u} (r : α → α → Prop) (hrefl : ∀ a, r a a)
     (hsymm : ∀ {a b}, r a b → r b a) (htrans : ∀ {a b c}, r a b → r b c → r a c) {a b : α}
     (h : Quot.mk r a = Quot.mk r b) : r a b :=
-  cast (congrArg (Quot.lift (r := r) (fun c => r a c) (fun c d hcd =>
+  cast (congrArg (@Quot.lift α r Prop (fun c => r a c) (fun c d hcd =>
       propext ⟨fun hac => htrans hac hcd, fun had => htrans had (hsymm hcd)⟩)) h)
     (hrefl a)
 

@@ -143,7 +143,7 @@ def sigmaι {J : Type w} (A : J → Fam.{w} C) (j : J) : Hom (A j) (sigmaObj A) 
 /-- The copairing out of the coproduct. -/
 def sigmaDesc {J : Type w} (A : J → Fam.{w} C) {B : Fam.{w} C} (α : (j : J) → Hom (A j) B) :
     Hom (sigmaObj A) B :=
-  ⟨fun p => (α p.1).f p.2, fun p => (α p.1).φ p.2⟩
+  ⟨fun (p : (j : J) × (A j).I) => (α p.1).f p.2, fun (p : (j : J) × (A j).I) => (α p.1).φ p.2⟩
 
 theorem sigma_fac {J : Type w} (A : J → Fam.{w} C) {B : Fam.{w} C} (α : (j : J) → Hom (A j) B)
     (j : J) : Fam.comp (sigmaι A j) (sigmaDesc A α) = α j :=
@@ -152,10 +152,10 @@ theorem sigma_fac {J : Type w} (A : J → Fam.{w} C) {B : Fam.{w} C} (α : (j : 
 theorem sigma_uniq {J : Type w} (A : J → Fam.{w} C) {B : Fam.{w} C} (α : (j : J) → Hom (A j) B)
     (m : Hom (sigmaObj A) B) (h : ∀ j, Fam.comp (sigmaι A j) m = α j) : m = sigmaDesc A α :=
   Hom.ext
-    (funext fun p =>
+    (funext fun (p : (j : J) × (A j).I) =>
       match p with
       | ⟨j, i⟩ => Hom.congr_f (h j) i)
-    (fun p =>
+    (fun (p : (j : J) × (A j).I) =>
       match p with
       | ⟨j, i⟩ =>
         HEq.trans (heq_of_eq (Category.id_comp (Hom.φ m ⟨j, i⟩)).symm) (Hom.congr_φ (h j) i))

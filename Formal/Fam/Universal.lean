@@ -53,14 +53,22 @@ theorem extendMap_comp_ι {A B E : Fam.{w} C} (α : Hom A B) (β : Hom B E) (i :
   extendMap_ι K F (Fam.comp α β) i
 
 theorem extendMap_id (A : Fam.{w} C) : extendMap K F (Fam.id A) = 𝟙 (extendObj K F A) :=
-  (cop K F A).isCoproduct.hom_ext fun i => by
-    rw [extendMap_id_ι, F.map_id, Category.id_comp, Category.comp_id]
+  (cop K F A).isCoproduct.hom_ext fun i =>
+    (extendMap_id_ι K F A i).trans
+      ((comp_congr_right (F.map_id (A.X i)) ((cop K F A).ι i)).trans
+        ((Category.id_comp ((cop K F A).ι i)).trans
+          (Category.comp_id ((cop K F A).ι i)).symm))
 
 theorem extendMap_comp {A B E : Fam.{w} C} (α : Hom A B) (β : Hom B E) :
     extendMap K F (Fam.comp α β) = extendMap K F α ≫ extendMap K F β :=
-  (cop K F A).isCoproduct.hom_ext fun i => by
-    rw [extendMap_comp_ι, ← Category.assoc, extendMap_ι K F α i, Category.assoc,
-      extendMap_ι K F β (α.f i), ← Category.assoc, ← F.map_comp]
+  (cop K F A).isCoproduct.hom_ext fun i =>
+    (extendMap_comp_ι K F α β i).trans
+      ((comp_congr_right (F.map_comp (α.φ i) (β.φ (α.f i))) ((cop K F E).ι (β.f (α.f i)))).trans
+        ((Category.assoc (F.map (α.φ i)) (F.map (β.φ (α.f i))) ((cop K F E).ι (β.f (α.f i)))).trans
+          ((comp_congr_left (F.map (α.φ i)) (extendMap_ι K F β (α.f i)).symm).trans
+            ((Category.assoc (F.map (α.φ i)) ((cop K F B).ι (α.f i)) (extendMap K F β)).symm.trans
+              ((comp_congr_right (extendMap_ι K F α i).symm (extendMap K F β)).trans
+                (Category.assoc ((cop K F A).ι i) (extendMap K F α) (extendMap K F β)))))))
 
 /-- The extension of `F` to `Fam C`. -/
 def extend : Functor (Fam.{w} C) D where
@@ -84,15 +92,26 @@ theorem extendMap_embed_ι {X Y : C} (g : X ⟶ Y) (i : PUnit.{w + 1}) :
 
 theorem unitHom_naturality {X Y : C} (g : X ⟶ Y) :
     extendMap K F (embed.map g) ≫ unitHom K F Y = unitHom K F X ≫ F.map g :=
-  (cop K F (embed.obj X)).isCoproduct.hom_ext fun i => by
-    rw [← Category.assoc, extendMap_embed_ι K F g i, ← Category.assoc, unitHom_ι K F X i,
-      Category.assoc, unitHom_ι K F Y i, Category.comp_id, Category.id_comp]
+  (cop K F (embed.obj X)).isCoproduct.hom_ext fun i =>
+    (Category.assoc ((cop K F (embed.obj X)).ι i) (extendMap K F (embed.map g))
+        (unitHom K F Y)).symm.trans
+      ((comp_congr_right (extendMap_embed_ι K F g i) (unitHom K F Y)).trans
+        ((Category.assoc (F.map g) ((cop K F (embed.obj Y)).ι i) (unitHom K F Y)).trans
+          ((comp_congr_left (F.map g) (unitHom_ι K F Y i)).trans
+            ((Category.comp_id (F.map g)).trans
+              ((Category.id_comp (F.map g)).symm.trans
+                ((comp_congr_right (unitHom_ι K F X i).symm (F.map g)).trans
+                  (Category.assoc ((cop K F (embed.obj X)).ι i) (unitHom K F X) (F.map g))))))))
 
 theorem unitHom_inv (X : C) :
     unitHom K F X ≫ (cop K F (embed.obj X)).ι PUnit.unit = 𝟙 (extendObj K F (embed.obj X)) :=
   (cop K F (embed.obj X)).isCoproduct.hom_ext fun i => by
     cases i
-    rw [← Category.assoc, unitHom_ι K F X PUnit.unit, Category.id_comp, Category.comp_id]
+    exact (Category.assoc ((cop K F (embed.obj X)).ι PUnit.unit) (unitHom K F X)
+        ((cop K F (embed.obj X)).ι PUnit.unit)).symm.trans
+      ((comp_congr_right (unitHom_ι K F X PUnit.unit) ((cop K F (embed.obj X)).ι PUnit.unit)).trans
+        ((Category.id_comp ((cop K F (embed.obj X)).ι PUnit.unit)).trans
+          (Category.comp_id ((cop K F (embed.obj X)).ι PUnit.unit)).symm))
 
 /-- **Universal property of `Fam C`** (extension part): `F` factors through the embedding
 `C ⥤ Fam C` up to the natural isomorphism `embed ⋙ extend K F ≅ F`. -/

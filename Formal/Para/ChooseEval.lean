@@ -89,10 +89,14 @@ restricted to the diagonal, factors as `choose` followed by `eval`:
 `diag ≫ h = ⟨curry h, 𝟙⟩ ≫ eval`. -/
 theorem choose_eval {X Y : C} (h : (K.prod X X).pt ⟶ Y) :
     K.diag X ≫ h = K.chooseMap h ≫ K.eval X Y :=
-  calc K.diag X ≫ h = K.diag X ≫ K.uncurry (K.curry h) := by rw [K.uncurry_curry]
+  calc K.diag X ≫ h = K.diag X ≫ K.uncurry (K.curry h) :=
+        comp_congr_left (K.diag X) (K.uncurry_curry h).symm
     _ = (K.diag X ≫ BinaryProduct.mapFst (K.prod X X) (K.prod (K.exp X Y) X) (K.curry h)) ≫
-          K.eval X Y := (Category.assoc _ _ _).symm
-    _ = K.chooseMap h ≫ K.eval X Y := by rw [diag_mapFst]
+          K.eval X Y :=
+        (Category.assoc (K.diag X)
+          (BinaryProduct.mapFst (K.prod X X) (K.prod (K.exp X Y) X) (K.curry h))
+          (K.eval X Y)).symm
+    _ = K.chooseMap h ≫ K.eval X Y := comp_congr_right (K.diag_mapFst h) (K.eval X Y)
 
 /-- Uniqueness of the chosen weights: `curry h` is the only `c : X ⟶ Y^X` with
 `(c × 𝟙) ≫ eval = h`. -/
