@@ -205,9 +205,9 @@ def categoryClaims : List Claim :=
 def vmC1 : Claim where
   id := "VM.C1"
   paper := "VM"
-  statement := "CNN/RNN/GCN networks embed in a pretopos of piecewise-linear maps. Our reading: true only in the semilinear category (semilinear sets, possibly discontinuous maps); continuous PL maps on Euclidean spaces lack equalizers and coproducts. Proved here: every term of the PL fragment (IsPL: id, comp, par, copy, fst, snd, add, scale, linear, relu, transpose, splitLast, mergeLast; not route/copair) is LocallyAffine in every coordinate along every line. The pretopos structure of semilinear sets enters as the named hypothesis DefinableChoice."
+  statement := "CNN/RNN/GCN networks embed in a pretopos of piecewise-linear maps. Our reading: true only in the semilinear category (semilinear sets, possibly discontinuous maps); continuous PL maps on Euclidean spaces lack equalizers and coproducts. Proved (no hypothesis): every term of the PL fragment (IsPL: id, comp, par, copy, fst, snd, add, scale, linear, relu, transpose, splitLast, mergeLast; not route/copair) is LocallyAffine in every coordinate along every line, over any OrderedFieldLaws scalars. Not proved: the pretopos. It enters only as the named hypothesis DefinableChoice (o-minimal definable choice), an explicit argument of the one consequence derived from it, semilinear_surj_splits: with the further hypothesis that graphs of semilinear maps are semilinear, every surjective semilinear map has a semilinear section. No theorem constructs the pretopos structure (finite limits, disjoint stable coproducts, effective quotients)."
   status := .assumed
-  decls := [``Formal.PL.IsPL, ``Formal.PL.IsPL.preserves, ``Formal.PL.pl_on_lines, ``Formal.PL.locallyAffine_closure, ``Formal.Gap.DefinableChoice]
+  decls := [``Formal.PL.IsPL, ``Formal.PL.IsPL.preserves, ``Formal.PL.pl_on_lines, ``Formal.PL.locallyAffine_closure, ``Formal.Gap.DefinableChoice, ``Formal.Gap.semilinear_surj_splits]
 
 def vmC2 : Claim where
   id := "VM.C2"
@@ -226,9 +226,9 @@ def vmC2necessarily : Claim where
 def vmC3 : Claim where
   id := "VM.C3"
   paper := "VM"
-  statement := "The transformer lives in the topos completion of the PL category, via attention = eval ∘ ⟨choose, id⟩. Refuted as stated: the factorisation holds (attention_eq_eval_choose) but every map of Type factors that way (every_map_factors_eval, mlp_factors_eval), and a fully faithful completion adds no morphisms between images of objects (ff_no_new_maps); for the PL category every morphism F(αᵐ) ⟶ F(αⁿ) is the image of a PL map, and none F(α²) ⟶ F(α¹) comes from the product."
+  statement := "The transformer lives in the topos completion of the PL category, via attention = eval ∘ ⟨choose, id⟩. Refuted as stated: the factorisation holds for the library's multi-head self-attention (attention_eq_eval_choose), but in Type every map factors that way (every_map_factors_eval, mlp_factors_eval); in any cartesian closed category every h : X × X ⟶ Y restricted to the diagonal is ⟨curry h, 𝟙⟩ ≫ eval, with the chosen weights unique (CartesianClosed.choose_eval, CartesianClosed.choose_unique); and a fully faithful completion adds no morphisms between images of objects (ff_no_new_maps): for the PL category every morphism F(αᵐ) ⟶ F(αⁿ) is the image of exactly one PL map, and none F(α²) ⟶ F(α¹) is the image of a map computing the product (ff_completion_no_mul, over OrderedFieldLaws scalars)."
   status := .refuted
-  decls := [``Formal.Attention.attention_eq_eval_choose, ``Formal.Attention.every_map_factors_eval, ``Formal.Attention.mlp_factors_eval, ``Formal.Gap.ff_no_new_maps, ``Formal.Gap.pl_completion_adds_no_maps, ``Formal.Gap.ff_completion_no_mul]
+  decls := [``Formal.Attention.attention_eq_eval_choose, ``Formal.Attention.every_map_factors_eval, ``Formal.Attention.mlp_factors_eval, ``Formal.CategoryTheory.CartesianClosed.choose_eval, ``Formal.CategoryTheory.CartesianClosed.choose_unique, ``Formal.Gap.ff_no_new_maps, ``Formal.Gap.pl_completion_adds_no_maps, ``Formal.Gap.ff_completion_no_mul]
 
 def vmC4 : Claim where
   id := "VM.C4"
@@ -240,9 +240,9 @@ def vmC4 : Claim where
 def hypDefinableChoice : Claim where
   id := "TB.Hyp.DefinableChoice"
   paper := "TB"
-  statement := "O-minimal definable choice for semilinear relations (van den Dries, Tame Topology, Ch. 6): a named hypothesis, never asserted."
+  statement := "O-minimal definable choice for semilinear relations (van den Dries, Tame Topology, Ch. 6): a named hypothesis, never asserted; taken as an explicit argument by semilinear_surj_splits."
   status := .assumed
-  decls := [``Formal.Gap.DefinableChoice]
+  decls := [``Formal.Gap.DefinableChoice, ``Formal.Gap.semilinear_surj_splits]
 
 def hypArora : Claim where
   id := "TB.Hyp.AroraReLU"

@@ -15,8 +15,10 @@ cartesian closed category of the semantics) **every** map `f : X → Y` factors 
 factorisation by itself cannot distinguish transformers from piecewise-linear networks; the MLP
 factors the same way (`mlp_factors_eval`).
 
-The abstract version (any cartesian closed category) waits for the cartesian closed structure of
-`Formal/Category`; the statement here is for `Type`, where the semantics lives.
+The statements here are for `Type`, where the semantics lives. The cartesian closed form is in
+`Formal/Para/ChooseEval.lean`: in any cartesian closed category, `h : X × X ⟶ Y` restricted to the
+diagonal is `⟨curry h, 𝟙⟩ ≫ eval` (`Formal.CategoryTheory.CartesianClosed.choose_eval`), with the
+chosen weights unique (`Formal.CategoryTheory.CartesianClosed.choose_unique`).
 -/
 
 namespace Formal.Attention
@@ -32,7 +34,7 @@ def pairing {X A B : Type u} (f : X → A) (g : X → B) : X → A × B := fun x
 /-- **VM.C3 (the factorisation is universal).** In `Type`, every map factors through evaluation:
 `f = eval ∘ ⟨choose, id⟩` with `choose x = f`. -/
 theorem every_map_factors_eval {X Y : Type u} (f : X → Y) :
-    ∃ choose : X → (X → Y), f = evalMap ∘ pairing choose (fun x => x) :=
+    ∃ c : X → (X → Y), f = evalMap ∘ pairing c (fun x => x) :=
   ⟨fun _ => f, rfl⟩
 
 variable {α : Type u} [Scalar α] [Transcendental α]
@@ -73,9 +75,9 @@ theorem attention_eq_eval_choose (seq d heads k : Nat)
 also `eval ∘ ⟨choose, id⟩` (by `every_map_factors_eval`). -/
 theorem mlp_factors_eval (d_in d_hidden d_out : Nat)
     (p : Arch.Params α (Zoo.mlp d_in d_hidden d_out)) :
-    ∃ choose : Shape.denote α (.tensor [d_in]) →
+    ∃ c : Shape.denote α (.tensor [d_in]) →
         (Shape.denote α (.tensor [d_in]) → Shape.denote α (.tensor [d_out])),
-      Arch.eval (Zoo.mlp d_in d_hidden d_out) p = evalMap ∘ pairing choose (fun x => x) :=
+      Arch.eval (Zoo.mlp d_in d_hidden d_out) p = evalMap ∘ pairing c (fun x => x) :=
   every_map_factors_eval (Arch.eval (Zoo.mlp d_in d_hidden d_out) p)
 
 end Formal.Attention

@@ -1,4 +1,5 @@
 import Formal.PL.Fragment
+import Formal.Network.Derived
 import Formal.Zoo.GLU
 import Formal.Zoo.HyperLinear
 
@@ -68,29 +69,33 @@ theorem mul_line (t : α) :
     scalarS (Arch.eval (Arch.mul []) PUnit.unit (pairS t t)) = t * t :=
   rfl
 
-/-! ## Weights of the witnesses -/
+/-! ## Weights of the witnesses
+
+Entries are written `(Scalar.one : α)`: the expected type of an entry is `Tensor α []`, and an
+unannotated `Scalar.one` would be elaborated at that type, where no `Scalar` instance is found
+(instance search does not unfold `Tensor`). -/
 
 /-- The weight generator `A = 1`, `a = 0`: the computed weight matrix is `W(x) = x`. -/
-def hyperW : Tensor α [1 * 1, 1] := fun _ _ => Scalar.one
+def hyperW : Tensor α [1 * 1, 1] := fun _ _ => (Scalar.one : α)
 
 /-- Zero bias. -/
-def hyperB : Tensor α [1 * 1] := fun _ => Scalar.zero
+def hyperB : Tensor α [1 * 1] := fun _ => (Scalar.zero : α)
 
 /-- Weights of `Zoo.hyperLinear 1 1` with `W(x) = x`. -/
 def hyperParams : Arch.Params α (Zoo.hyperLinear 1 1) :=
   (PUnit.unit, ((((hyperW, hyperB), PUnit.unit), PUnit.unit), PUnit.unit))
 
 /-- Identity projection weight. -/
-def oneW : Tensor α [1, 1] := fun _ _ => Scalar.one
+def oneW : Tensor α [1, 1] := fun _ _ => (Scalar.one : α)
 
 /-- Zero projection weight. -/
-def zeroW : Tensor α [1, 1] := fun _ _ => Scalar.zero
+def zeroW : Tensor α [1, 1] := fun _ _ => (Scalar.zero : α)
 
 /-- Zero bias. -/
-def zeroB : Tensor α [1] := fun _ => Scalar.zero
+def zeroB : Tensor α [1] := fun _ => (Scalar.zero : α)
 
 /-- Unit bias. -/
-def oneB : Tensor α [1] := fun _ => Scalar.one
+def oneB : Tensor α [1] := fun _ => (Scalar.one : α)
 
 /-- Weights of `linearAttention 1 1 1`: `Q = K = x`, `V = 1`. -/
 def linParams : Arch.Params α (linearAttention 1 1 1) :=
@@ -128,8 +133,11 @@ theorem glu_eq (d_in d_out : Nat) :
 /-- Along `t ↦ (t)`, `Zoo.hyperLinear 1 1` with `W(x) = x` computes `t ↦ t²`. -/
 theorem hyperLinear_line (t : α) :
     out1 (Arch.eval (Zoo.hyperLinear 1 1) hyperParams (vec1 t)) = t * t := by
-  show Scalar.zero + ((Scalar.zero + Scalar.one * t) + Scalar.zero) * t = t * t
-  rw [OrderedFieldLaws.one_mul t, OrderedFieldLaws.zero_add t, add_zero t,
+  -- `eval` unfolded: the `1 × 1` weight `W(x) = 0 + 1 * t + 0` (one-term `Scalar.sum` plus bias),
+  -- then the one-term product `0 + W(x) * t` of `Kernel.matmul` / `Tensor.lincomb`.
+  show (Scalar.zero : α) + (((Scalar.zero : α) + (Scalar.one : α) * t) + (Scalar.zero : α)) * t =
+    t * t
+  rw [OrderedFieldLaws.one_mul t, OrderedFieldLaws.zero_add t, PL.add_zero t,
     OrderedFieldLaws.zero_add (t * t)]
 
 /-- **VM.C2.** The hyper-linear layer is not PL: along the line `t ↦ (t)` it is `t ↦ t²`. -/
@@ -143,13 +151,15 @@ theorem hyperLinear_witness :
 /-- Along `t ↦ (t)`, linear attention with `Q = K = x` and `V = 1` computes `t ↦ t²`. -/
 theorem linearAttention_line (t : α) :
     out11 (Arch.eval (linearAttention 1 1 1) linParams (mat11 t)) = t * t := by
-  show Scalar.zero +
-      (Scalar.zero + ((Scalar.zero + Scalar.one * t) + Scalar.zero) *
-        ((Scalar.zero + Scalar.one * t) + Scalar.zero)) *
-      ((Scalar.zero + Scalar.zero * t) + Scalar.one) = t * t
-  rw [OrderedFieldLaws.one_mul t, zero_mul t, OrderedFieldLaws.zero_add t, add_zero t,
-    add_zero (Scalar.zero : α), OrderedFieldLaws.zero_add (Scalar.one : α),
-    mul_one (Scalar.zero + t * t), OrderedFieldLaws.zero_add (t * t),
+  -- `eval` unfolded: `Q = K = 0 + 1 * t + 0`, `V = 0 + 0 * t + 1` (the three `linear` layers),
+  -- `S = 0 + Q * K` (first `matmul`, against the transposed keys), output `0 + S * V`.
+  show (Scalar.zero : α) +
+      ((Scalar.zero : α) + (((Scalar.zero : α) + (Scalar.one : α) * t) + (Scalar.zero : α)) *
+        (((Scalar.zero : α) + (Scalar.one : α) * t) + (Scalar.zero : α))) *
+      (((Scalar.zero : α) + (Scalar.zero : α) * t) + (Scalar.one : α)) = t * t
+  rw [OrderedFieldLaws.one_mul t, PL.zero_mul t, OrderedFieldLaws.zero_add t, PL.add_zero t,
+    PL.add_zero (Scalar.zero : α), OrderedFieldLaws.zero_add (Scalar.one : α),
+    PL.mul_one ((Scalar.zero : α) + t * t), OrderedFieldLaws.zero_add (t * t),
     OrderedFieldLaws.zero_add (t * t)]
 
 /-- **VM.C2.** Linear self-attention (no softmax) is not PL: along `t ↦ (t)` it is `t ↦ t²`. -/

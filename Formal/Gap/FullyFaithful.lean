@@ -60,7 +60,9 @@ theorem PLHom.ext {m n : Nat} (f g : PLHom α m n) (h : Subtype.val f = Subtype.
   | mk fv fp =>
     cases g with
     | mk gv gp =>
-      cases h
+      -- `h` mentions `Subtype.val ⟨fv, fp⟩`; restate it on the components, then substitute.
+      have e : fv = gv := h
+      subst e
       rfl
 
 /-- The identity PL map (the layer `Arch.id`). -/
@@ -81,8 +83,9 @@ def PLHom.comp {l m n : Nat} (f : PLHom α l m) (g : PLHom α m n) : PLHom α l 
                 (congrArg (Subtype.val g) (And.right hp x))))))))))
 
 variable (α) in
-/-- The category of PL maps between the spaces `αⁿ`. -/
-instance plCategory : Category.{u, u} (PLObj α) where
+/-- The category of PL maps between the spaces `αⁿ`. (Hom types live in `Type u`; the objects
+`PLObj α` live in `Type`, since a structure's universe is that of its fields.) -/
+instance plCategory : Category.{u} (PLObj α) where
   Hom X Y := PLHom α X.dim Y.dim
   id X := PLHom.ident X.dim
   comp f g := PLHom.comp f g

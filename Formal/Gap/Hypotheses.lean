@@ -7,11 +7,14 @@ Core Lean cannot reach these results of real geometry and model theory. Followin
 rule (hypotheses, not axioms), each is a `Prop`-valued definition that a theorem can take as an
 explicit argument; the notions they speak about (semilinear relations, continuous PL maps,
 definability in `ℝ_exp`, homeomorphisms) are themselves parameters, since core Lean has no real
-numbers or topology. None of them is asserted anywhere in the library.
+numbers or topology. None of them is asserted anywhere in the library; a theorem that uses one takes
+it as an explicit argument.
 
 * `DefinableChoice` — o-minimal definable choice for semilinear relations (van den Dries,
   *Tame Topology and O-minimal Structures*, 1998, Ch. 6, (1.2)); with cell decomposition it makes
   semilinear sets with (possibly discontinuous) semilinear maps a pretopos: our reading of VM.C1.
+  The one consequence derived here is `semilinear_surj_splits` (surjective semilinear maps have
+  semilinear sections); the pretopos itself is not constructed.
 * `AroraReLU` — every continuous PL map is computed by a ReLU network (Arora, Basu, Mianjy,
   Mukherjee, *Understanding Deep Neural Networks with Rectified Linear Units*, ICLR 2018, Thm 2.1),
   stated for the PL fragment `Formal.PL.IsPL`.
@@ -37,6 +40,22 @@ def DefinableChoice (α : Type u)
     (SemilinearMap : (m n : Nat) → ((Fin m → α) → (Fin n → α)) → Prop) : Prop :=
   ∀ (m n : Nat) (R : (Fin m → α) → (Fin n → α) → Prop), SemilinearRel m n R →
     (∀ x, ∃ y, R x y) → ∃ f : (Fin m → α) → (Fin n → α), SemilinearMap m n f ∧ ∀ x, R x (f x)
+
+/-- **VM.C1 (one consequence of the hypothesis, not the pretopos).** Under `DefinableChoice`, and
+the hypothesis that the graph of a semilinear map is a semilinear relation, every surjective
+semilinear map `f : αᵐ → αⁿ` has a semilinear section `s` (`f ∘ s = id`): surjections split in
+the semilinear category. The pretopos structure itself (finite limits, disjoint stable coproducts,
+effective quotients) is not constructed in this library. -/
+theorem semilinear_surj_splits {α : Type u}
+    {SemilinearRel : (m n : Nat) → ((Fin m → α) → (Fin n → α) → Prop) → Prop}
+    {SemilinearMap : (m n : Nat) → ((Fin m → α) → (Fin n → α)) → Prop}
+    (hDC : DefinableChoice α SemilinearRel SemilinearMap)
+    (hgraph : ∀ (m n : Nat) (f : (Fin m → α) → (Fin n → α)), SemilinearMap m n f →
+      SemilinearRel n m (fun y x => f x = y))
+    {m n : Nat} (f : (Fin m → α) → (Fin n → α)) (hf : SemilinearMap m n f)
+    (hsurj : ∀ y : Fin n → α, ∃ x : Fin m → α, f x = y) :
+    ∃ s : (Fin n → α) → (Fin m → α), SemilinearMap n m s ∧ ∀ y : Fin n → α, f (s y) = y :=
+  hDC n m (fun y x => f x = y) (hgraph m n f hf) hsurj
 
 /-- **Hypothesis (Arora et al. 2018, Thm 2.1).** Every continuous PL map `αᵐ → αⁿ` is denoted by a
 term of the PL fragment. `ContinuousPL m n f` is the notion of continuous piecewise-linear map. -/

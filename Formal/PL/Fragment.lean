@@ -144,15 +144,19 @@ theorem IsPL.preserves {P : (α → α) → Prop} (C : Closure P) {s t : Shape} 
     exact And.right hγ
   | add s =>
     intro p γ hγ
-    exact coords_zipWith (s := s) (fun a b => a + b) C.add (fun x => Prod.fst (γ x)) (fun x => Prod.snd (γ x))
-      (And.left hγ) (And.right hγ)
+    exact coords_zipWith (s := s) (fun (a b : α) => a + b) C.add (fun x => Prod.fst (γ x))
+      (fun x => Prod.snd (γ x)) (And.left hγ) (And.right hγ)
   | scale c s =>
     intro p γ hγ
-    exact coords_map (s := s) (fun a => Const.denote c * a) (C.scale (Const.denote c)) γ hγ
+    exact coords_map (s := s) (fun (a : α) => (Const.denote c : α) * a) (C.scale (Const.denote c))
+      γ hγ
   | linear pre m n =>
     intro p γ hγ
-    exact coords_mapPre (sIn := [m]) (sOut := [n]) (Kernel.affine (Prod.fst p) (Prod.snd p))
-      (affine_coords C (Prod.fst p) (Prod.snd p)) pre γ hγ
+    -- `(α := α)`: left implicit, unification would solve the kernel's scalar type as `Tensor α []`
+    -- (from `Tensor α [n, m]`), and `Scalar (Tensor α [])` has no instance; as in `Arch.eval`.
+    exact coords_mapPre (sIn := [m]) (sOut := [n])
+      (Kernel.affine (α := α) (m := m) (n := n) (Prod.fst p) (Prod.snd p))
+      (affine_coords C (m := m) (n := n) (Prod.fst p) (Prod.snd p)) pre γ hγ
   | relu s =>
     intro p γ hγ
     exact coords_map (s := s) Scalar.relu C.relu γ hγ

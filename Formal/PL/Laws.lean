@@ -26,7 +26,7 @@ class OrderedFieldLaws (α : Type u) [Scalar α] : Prop where
   /-- Commutativity of `+`. -/
   add_comm : ∀ a b : α, a + b = b + a
   /-- `0` is a left unit of `+`. -/
-  zero_add : ∀ a : α, Scalar.zero + a = a
+  zero_add : ∀ a : α, (Scalar.zero : α) + a = a
   /-- `-a` is an additive inverse of `a`. -/
   add_neg : ∀ a : α, a + -a = Scalar.zero
   /-- Associativity of `*`. -/
@@ -34,7 +34,7 @@ class OrderedFieldLaws (α : Type u) [Scalar α] : Prop where
   /-- Commutativity of `*`. -/
   mul_comm : ∀ a b : α, a * b = b * a
   /-- `1` is a left unit of `*`. -/
-  one_mul : ∀ a : α, Scalar.one * a = a
+  one_mul : ∀ a : α, (Scalar.one : α) * a = a
   /-- Distributivity. -/
   mul_add : ∀ a b c : α, a * (b + c) = a * b + a * c
   /-- Nonzero elements are invertible. -/
@@ -61,7 +61,7 @@ variable {α : Type u} [Scalar α] [OrderedFieldLaws α]
 theorem add_zero (a : α) : a + Scalar.zero = a :=
   (OrderedFieldLaws.add_comm a Scalar.zero).trans (OrderedFieldLaws.zero_add a)
 
-theorem neg_add_cancel (a : α) : -a + a = Scalar.zero :=
+theorem neg_add_cancel (a : α) : -a + a = (Scalar.zero : α) :=
   (OrderedFieldLaws.add_comm (-a) a).trans (OrderedFieldLaws.add_neg a)
 
 theorem add_left_comm (a b c : α) : a + (b + c) = b + (a + c) := by
@@ -92,7 +92,7 @@ theorem add_mul (a b c : α) : (a + b) * c = a * c + b * c := by
   rw [OrderedFieldLaws.mul_comm (a + b) c, OrderedFieldLaws.mul_add c a b,
     OrderedFieldLaws.mul_comm c a, OrderedFieldLaws.mul_comm c b]
 
-theorem zero_mul (a : α) : Scalar.zero * a = Scalar.zero :=
+theorem zero_mul (a : α) : (Scalar.zero : α) * a = Scalar.zero :=
   add_left_cancel (a := (Scalar.zero : α) * a) (by
     rw [← add_mul (Scalar.zero : α) Scalar.zero a, OrderedFieldLaws.zero_add (Scalar.zero : α),
       add_zero (Scalar.zero * a)])

@@ -50,14 +50,14 @@ theorem SubInterval.trans {a2 b2 a1 b1 a b : α} (h2 : SubInterval a2 b2 a1 b1)
 
 /-! ## Closure properties -/
 
-theorem const_eq (c x : α) : c = Scalar.zero * x + c := by
+theorem const_eq (c x : α) : c = (Scalar.zero : α) * x + c := by
   rw [zero_mul x, OrderedFieldLaws.zero_add c]
 
 /-- Constants are locally affine. -/
 theorem la_const (c : α) : LocallyAffine (fun _ : α => c) := fun a b h =>
   ⟨a, b, SubInterval.refl h, Exists.intro Scalar.zero (Exists.intro c (fun x _ _ => const_eq c x))⟩
 
-theorem ident_eq (x : α) : x = Scalar.one * x + Scalar.zero := by
+theorem ident_eq (x : α) : x = (Scalar.one : α) * x + Scalar.zero := by
   rw [OrderedFieldLaws.one_mul x, add_zero x]
 
 /-- The identity is locally affine. -/
@@ -118,15 +118,15 @@ theorem relu_affineOn_nonpos {u : α → α} {k c a b : α}
     (hneg : ∀ x : α, a < x → x < b → ¬ Scalar.zero < k * x + c) :
     AffineOn (fun t => Scalar.relu (u t)) a b :=
   Exists.intro Scalar.zero (Exists.intro Scalar.zero (fun x h1 h2 => by
-    show Scalar.relu (u x) = Scalar.zero * x + Scalar.zero
+    show Scalar.relu (u x) = (Scalar.zero : α) * x + Scalar.zero
     rw [hu x h1 h2, relu_of_not_pos (hneg x h1 h2), zero_mul x, add_zero (Scalar.zero : α)]))
 
 /-- ReLU of a constant is constant. -/
 theorem relu_affineOn_const {u : α → α} {c a b : α}
-    (hu : ∀ x : α, a < x → x < b → u x = Scalar.zero * x + c) :
+    (hu : ∀ x : α, a < x → x < b → u x = (Scalar.zero : α) * x + c) :
     AffineOn (fun t => Scalar.relu (u t)) a b :=
   Exists.intro Scalar.zero (Exists.intro (Scalar.relu c) (fun x h1 h2 => by
-    show Scalar.relu (u x) = Scalar.zero * x + Scalar.relu c
+    show Scalar.relu (u x) = (Scalar.zero : α) * x + Scalar.relu c
     rw [hu x h1 h2, zero_mul x, OrderedFieldLaws.zero_add c,
       OrderedFieldLaws.zero_add (Scalar.relu c)]))
 
