@@ -109,6 +109,8 @@ def zoo_with(tmp_path: Path, body: str, *, doc: str = DOC) -> Path:
             "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  /- unterminated",
             "unterminated comment",
         ),
+        ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.id _", "placeholder '_'"),
+        ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  let m := n\n  Arch.relu [m]", "'let'"),
     ],
 )
 def test_malformed_input_is_reported_with_file_and_line(tmp_path: Path, body: str, message: str) -> None:

@@ -164,6 +164,17 @@ COMMAND_KEYWORDS = {
 }
 
 
+#: Term syntax the bridge does not read, with the reason given to the user.
+UNSUPPORTED_TERMS = {
+    "_": "placeholder '_' (write the argument explicitly: the bridge does not run Lean's unifier)",
+    "let": "'let' (inline the value, or make it a definition in Formal/Network/Derived.lean)",
+    "fun": "'fun' (layer terms are built from Arch constructors and definitions)",
+    "match": "'match' (layer terms are built from Arch constructors and definitions)",
+    "if": "'if' (layer terms are built from Arch constructors and definitions)",
+    "by": "a tactic block 'by' (pass a hypothesis of the definition instead)",
+}
+
+
 class _Parser:
     def __init__(self, tokens: list[Token], file: str) -> None:
         self.toks = tokens
@@ -256,6 +267,8 @@ class _Parser:
 
     def atom(self) -> Node:
         tok = self.next()
+        if tok.kind == "ident" and tok.text in UNSUPPORTED_TERMS:
+            raise self.error(f"unsupported syntax: {UNSUPPORTED_TERMS[tok.text]}", tok)
         if tok.kind == "ident" and tok.text not in COMMAND_KEYWORDS:
             return Ident(tok.line, tok.text)
         if tok.kind == "num":
