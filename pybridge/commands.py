@@ -113,6 +113,16 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"  signature:    {sig}")
         typer.echo("  constructors: " + ", ".join(f"{k}×{v}" for k, v in sorted(counts.items())))
 
+    @app.command("schema")
+    @user_errors
+    def schema_cmd() -> None:
+        """Print the JSON schema of layer terms (the interchange format of `show --json`)."""
+        import pydantic
+
+        from pybridge.spec.terms import Term
+
+        typer.echo(json.dumps(pydantic.TypeAdapter(Term).json_schema(), indent=2, ensure_ascii=False))
+
     @app.command("emit")
     @user_errors
     def emit_cmd(

@@ -129,3 +129,16 @@ def test_demo_runs(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert (tmp_path / "attention.py").exists()
     assert "max abs error" in result.stdout and "FAIL" not in result.stdout
+
+
+def test_schema_validates_show_json() -> None:
+    """The JSON schema printed by `schema` describes the terms printed by `show --json`."""
+    import pydantic
+
+    from pybridge.spec.terms import Term
+
+    schema = json.loads(run("schema").stdout)
+    assert set(schema["$defs"]) >= {"Comp", "Par", "Linear", "Route", "Copair", "TensorShape"}
+    term = json.loads(run("show", "moe", "--json").stdout)["term"]
+    again = pydantic.TypeAdapter(Term).validate_python(term)
+    assert again.model_dump(mode="json") == term
