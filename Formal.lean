@@ -32,6 +32,7 @@ import Formal.Para.ChooseEval
 
 -- IMPORTS: PL fragment and the transformer claims (Formal/PL, Formal/Attention, Formal/Gap)
 import Formal.PL.Laws
+import Formal.PL.Rat
 import Formal.PL.OneDim
 import Formal.PL.Fragment
 import Formal.Attention.Witness

@@ -10,9 +10,8 @@ handful of ring and order facts the later files use (cancellation, `0 * a = 0`, 
 `x ↦ k * x + c`, density of the order). Some fields are derivable from the others (`inv_pos`,
 `mul_lt_mul_left`); they are listed to keep the proofs short, and every ordered field satisfies them.
 
-No instance is given here: proving the laws for core's `Rat` is left out of this development (see
-the ledger, `Formal/Claims.lean`); every theorem over an arbitrary `OrderedFieldLaws α` applies to
-any scalar type that provides one.
+No instance is given here; `Formal/PL/Rat.lean` provides one for core's `Rat`, so every theorem
+over an arbitrary `OrderedFieldLaws α` holds over the rationals.
 -/
 
 namespace Formal.PL

@@ -1,0 +1,102 @@
+import Formal.PL.Laws
+
+/-!
+# The ordered-field laws over ℚ
+
+Core's rationals satisfy the ordered-field laws used by the PL proofs, so every PL theorem holds
+over ℚ: this file gives `ratOrderedFieldLaws : OrderedFieldLaws Rat` for the `Scalar Rat` instance of
+`Formal/Network/Scalar.lean`.
+
+The proofs come from core's `Init.Data.Rat.Lemmas` only. The algebraic laws are core lemmas as they
+stand (`Rat.add_assoc`, `Rat.mul_inv_cancel`, ...). Core states its order facts through `≤`
+(`Rat.not_le`, `Rat.not_lt`, `Rat.le_antisymm`, `Rat.add_le_add_left`, ...); the strict-order laws
+(`rat_lt_trans`, `rat_lt_trichotomy`, `rat_add_lt_add_left`) are derived from them below, each in a
+few lines. Every helper is stated with Rat's own operations (`a + b`, `a * b`, `-a`, `Rat.inv a`,
+`0`, `1`, `<`); the `Scalar Rat` operations unfold to exactly these by instance unfolding alone
+(`Scalar.inv` to `Rat.inv`, `a⁻¹` to `Rat.inv a`), so each field of the instance is the helper or
+core lemma itself, checked up to definitional unfolding of instances, never of the irreducible
+`Rat.add`, `Rat.mul` or `Rat.inv`.
+-/
+
+namespace Formal.PL
+
+/-! ## Order facts of core's `Rat`, with `<` -/
+
+/-- `<` on `Rat` is irreflexive. -/
+theorem rat_lt_irrefl (a : Rat) : ¬ a < a :=
+  fun h => Rat.ne_of_lt h rfl
+
+/-- `<` on `Rat` is transitive: `a ≤ c` by transitivity of `≤`, and `a = c` would give
+`c < b` and `b < c`. -/
+theorem rat_lt_trans {a b c : Rat} (hab : a < b) (hbc : b < c) : a < c := by
+  refine Rat.lt_of_le_of_ne (Rat.le_trans (Rat.le_of_lt hab) (Rat.le_of_lt hbc)) ?_
+  intro hac
+  subst hac
+  exact Rat.not_le.mpr hbc (Rat.le_of_lt hab)
+
+/-- `<` on `Rat` is total: neither `a < b` nor `b < a` means `b ≤ a` and `a ≤ b`. -/
+theorem rat_lt_trichotomy (a b : Rat) : a < b ∨ a = b ∨ b < a :=
+  if hab : a < b then Or.inl hab
+  else if hba : b < a then Or.inr (Or.inr hba)
+  else Or.inr (Or.inl (Rat.le_antisymm (Rat.not_lt.mp hba) (Rat.not_lt.mp hab)))
+
+/-- Adding on the left preserves `<` on `Rat` (from core's `≤` version, `Rat.add_le_add_left`). -/
+theorem rat_add_lt_add_left {a b : Rat} (c : Rat) (h : a < b) : c + a < c + b :=
+  Rat.not_le.mp (fun (hle : c + b ≤ c + a) => Rat.not_le.mpr h (Rat.add_le_add_left.mp hle))
+
+/-- Multiplying on the left by a positive rational preserves `<`. -/
+theorem rat_mul_lt_mul_left {a b c : Rat} (hc : 0 < c) (h : a < b) : c * a < c * b :=
+  Rat.mul_lt_mul_of_pos_left h hc
+
+/-- A nonzero rational times its inverse is `1`. -/
+theorem rat_mul_inv (a : Rat) (h : a ≠ 0) : a * Rat.inv a = 1 :=
+  Rat.mul_inv_cancel a h
+
+/-- `0 < 1` in `Rat`, by evaluation (as core proves it for its `OrderedRing Rat` instance). -/
+theorem rat_zero_lt_one : (0 : Rat) < 1 := by decide
+
+/-- The inverse of a positive rational is positive: core's `Rat.inv_pos`. The second branch, tried
+only if that lemma is missing or restated, derives it from trichotomy: `a⁻¹ = 0` gives `1 = 0`,
+and `a⁻¹ < 0` gives `1 = a * a⁻¹ < a * 0 = 0`. -/
+theorem rat_inv_pos (a : Rat) (h : 0 < a) : 0 < Rat.inv a := by
+  first
+  | exact Rat.inv_pos.mpr h
+  | cases rat_lt_trichotomy 0 (Rat.inv a) with
+    | inl hpos => exact hpos
+    | inr hrest =>
+      cases hrest with
+      | inl heq =>
+        have h1 : a * Rat.inv a = 1 := rat_mul_inv a (Rat.ne_of_gt h)
+        rw [← heq, Rat.mul_zero] at h1
+        have h2 : (0 : Rat) < 1 := rat_zero_lt_one
+        rw [h1] at h2
+        exact absurd h2 (rat_lt_irrefl 1)
+      | inr hneg =>
+        have h3 : a * Rat.inv a < a * 0 := Rat.mul_lt_mul_of_pos_left hneg h
+        rw [rat_mul_inv a (Rat.ne_of_gt h), Rat.mul_zero] at h3
+        exact absurd (rat_lt_trans rat_zero_lt_one h3) (rat_lt_irrefl 0)
+
+/-! ## The instance -/
+
+/-- Core's rationals satisfy the ordered-field laws of `OrderedFieldLaws`, over the operations of the
+`Scalar Rat` instance: every theorem of `Formal/PL/` (and everything stated over `OrderedFieldLaws`
+scalars) holds over ℚ. -/
+instance ratOrderedFieldLaws : OrderedFieldLaws Rat where
+  add_assoc := fun a b c => Rat.add_assoc a b c
+  add_comm := fun a b => Rat.add_comm a b
+  zero_add := fun a => Rat.zero_add a
+  add_neg := fun a => Rat.add_neg_cancel a
+  mul_assoc := fun a b c => Rat.mul_assoc a b c
+  mul_comm := fun a b => Rat.mul_comm a b
+  one_mul := fun a => Rat.one_mul a
+  mul_add := fun a b c => Rat.mul_add a b c
+  mul_inv := fun a h => rat_mul_inv a h
+  lt_irrefl := fun a => rat_lt_irrefl a
+  lt_trans := fun hab hbc => rat_lt_trans hab hbc
+  lt_trichotomy := fun a b => rat_lt_trichotomy a b
+  add_lt_add_left := fun c h => rat_add_lt_add_left c h
+  mul_lt_mul_left := fun hc h => rat_mul_lt_mul_left hc h
+  inv_pos := fun a h => rat_inv_pos a h
+  zero_lt_one := rat_zero_lt_one
+
+end Formal.PL
