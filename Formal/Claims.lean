@@ -19,6 +19,7 @@ import Formal.Site.Omega
 import Formal.Site.Fork
 import Formal.Site.Residual
 import Formal.PL.Fragment
+import Formal.PL.Rat
 import Formal.Attention.Witness
 import Formal.Attention.ChooseEval
 import Formal.Gap.FullyFaithful
@@ -212,9 +213,9 @@ def vmC1 : Claim where
 def vmC2 : Claim where
   id := "VM.C2"
   paper := "VM"
-  statement := "A transformer is not PL. Proved: t ↦ t² is affine on no nondegenerate interval, hence not LocallyAffine; no PL-fragment term denotes (x₀, x₁) ↦ x₀·x₁; explicit weights and lines along which hyperLinear, linear attention (no softmax) and the product atom of the GLU compute t ↦ t². Over an abstract ordered field (OrderedFieldLaws); no Rat instance of the laws is given."
+  statement := "A transformer is not PL. Proved: t ↦ t² is affine on no nondegenerate interval, hence not LocallyAffine; no PL-fragment term denotes (x₀, x₁) ↦ x₀·x₁; explicit weights and lines along which hyperLinear, linear attention (no softmax) and the product atom of the GLU compute t ↦ t². Over an abstract ordered field (OrderedFieldLaws), so over ℚ as well: core's Rat satisfies the laws (ratOrderedFieldLaws)."
   status := .proved
-  decls := [``Formal.PL.sq_not_affineOn, ``Formal.PL.sq_not_pl, ``Formal.PL.mul_not_pl, ``Formal.Attention.mul_witness, ``Formal.Attention.mulVec_witness, ``Formal.Attention.glu_eq, ``Formal.Attention.hyperLinear_witness, ``Formal.Attention.linearAttention_witness]
+  decls := [``Formal.PL.sq_not_affineOn, ``Formal.PL.sq_not_pl, ``Formal.PL.mul_not_pl, ``Formal.Attention.mul_witness, ``Formal.Attention.mulVec_witness, ``Formal.Attention.glu_eq, ``Formal.Attention.hyperLinear_witness, ``Formal.Attention.linearAttention_witness, ``Formal.PL.ratOrderedFieldLaws]
 
 def vmC2necessarily : Claim where
   id := "VM.C2.necessarily"
