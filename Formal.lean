@@ -15,6 +15,9 @@ import Formal.Zoo.HyperLinear
 import Formal.Zoo.MoE
 
 -- IMPORTS: categorical core (Formal/Category, Formal/Fam, Formal/Para)
+import Formal.Category.ChosenProducts
+import Formal.Para.Cartesian
+import Formal.Fam.Preserves
 import Formal.Category.Basic
 import Formal.Category.Functor
 import Formal.Category.Limits
@@ -34,6 +37,7 @@ import Formal.Para.ChooseEval
 import Formal.PL.Laws
 import Formal.PL.Rat
 import Formal.PL.OneDim
+import Formal.PL.Breakpoints
 import Formal.PL.Fragment
 import Formal.Attention.Witness
 import Formal.Attention.ChooseEval

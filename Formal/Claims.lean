@@ -12,6 +12,8 @@ import Formal.Category.TypesPretopos
 import Formal.Category.TypesTopos
 import Formal.Fam.Universal
 import Formal.Para.ChooseEval
+import Formal.Para.Cartesian
+import Formal.Fam.Preserves
 import Formal.Site.Sieve
 import Formal.Site.Presheaf
 import Formal.Site.PresheafCategory
@@ -24,6 +26,7 @@ import Formal.Attention.Witness
 import Formal.Attention.ChooseEval
 import Formal.Gap.FullyFaithful
 import Formal.Gap.Hypotheses
+import Formal.PL.Breakpoints
 
 /-!
 # The claims ledger
@@ -162,7 +165,14 @@ def tbFamExtend : Claim where
 def tbFamExtendPreserves : Claim where
   id := "TB.Fam.extendPreserves"
   paper := "TB"
-  statement := "The extension Fam C ⥤ D preserves coproducts and is unique up to isomorphism among coproduct-preserving extensions: not formalised in this library."
+  statement := "The extension extend K F : Fam C ⥤ D preserves coproducts: for A : J → Fam C (J : Type w) the images of the injections into the dependent sum form a coproduct cocone in D (IsCoproduct), and more generally the image of every Type w-indexed coproduct cocone of Fam C is a coproduct cocone in D (transported along the image of the comparison isomorphism)."
+  status := .proved
+  decls := [``Formal.CategoryTheory.Fam.extendSigmaIsCoproduct, ``Formal.CategoryTheory.Fam.extendIsCoproduct, ``Formal.CategoryTheory.Fam.sigmaExtendDesc, ``Formal.CategoryTheory.IsCoproduct.uniqueUpToIso, ``Formal.CategoryTheory.IsCoproduct.ofIso, ``Formal.CategoryTheory.Functor.mapIso]
+
+def tbFamExtendUnique : Claim where
+  id := "TB.Fam.extendUnique"
+  paper := "TB"
+  statement := "Uniqueness in the universal property of Fam C: every coproduct-preserving functor G : Fam C ⥤ D with embed ⋙ G ≅ F is naturally isomorphic to extend K F. Not formalised in this library (only existence and coproduct preservation are proved)."
   status := .outOfScope
   decls := []
 
@@ -183,9 +193,9 @@ def tbParaUnit : Claim where
 def tbParaCartesian : Claim where
   id := "TB.Para.cartesian"
   paper := "TB"
-  statement := "The Para laws in an arbitrary cartesian category (not only Type): not formalised in this library."
-  status := .outOfScope
-  decls := []
+  statement := "Para in an arbitrary category with chosen finite products (ChosenProducts: terminal object and a product of every pair): a parametrised map X ⟶ Y is P with P × X ⟶ Y; the identity has the terminal object as parameter; the composite of (P, f) and (Q, g) has parameter Q × P and map ((q, p), x) ↦ g (q, f (p, x)) (the convention of Cruttwell, Gavranović et al.). Associativity and unitality hold as equations up to reparametrisation (r × 𝟙) ≫ f along the canonical isomorphisms built from the product universal property: comp (comp f g) h = reparam (comp f (comp g h)) assocIso.hom, comp id f = reparam f rightUnitor.hom, comp f id = reparam f leftUnitor.hom; also as invertible reparametrisation 2-cells."
+  status := .proved
+  decls := [``Formal.CategoryTheory.ChosenProducts, ``Formal.CategoryTheory.CartPara, ``Formal.CategoryTheory.CartPara.comp, ``Formal.CategoryTheory.CartPara.id, ``Formal.CategoryTheory.CartPara.reparam, ``Formal.CategoryTheory.CartPara.comp_assoc, ``Formal.CategoryTheory.CartPara.id_comp, ``Formal.CategoryTheory.CartPara.comp_id, ``Formal.CategoryTheory.CartPara.assocReparam, ``Formal.CategoryTheory.CartPara.leftUnitReparam, ``Formal.CategoryTheory.CartPara.rightUnitReparam, ``Formal.CategoryTheory.ChosenProducts.assocIso, ``Formal.CategoryTheory.ChosenProducts.leftUnitor, ``Formal.CategoryTheory.ChosenProducts.rightUnitor, ``Formal.CategoryTheory.ChosenProducts.compMap_assoc]
 
 def vmC3Factorisation : Claim where
   id := "VM.C3.factorisation"
@@ -198,7 +208,7 @@ def vmC3Factorisation : Claim where
 def categoryClaims : List Claim :=
   [tbCatTypeTopos, tbCatTypePretopos, tbCatLimitsUnique, tbCatPullbackPasting, tbCatMonoPullback,
     tbCatTranspose, tbFamCategory, tbFamCoproducts, tbFamExtend, tbFamExtendPreserves,
-    tbParaAssoc, tbParaUnit, tbParaCartesian, vmC3Factorisation]
+    tbFamExtendUnique, tbParaAssoc, tbParaUnit, tbParaCartesian, vmC3Factorisation]
 
 /-! ## The transformer-topos claims (`Formal/PL`, `Formal/Attention`, `Formal/Gap`) -/
 
@@ -266,10 +276,17 @@ def hypInvarianceOfDomain : Claim where
   status := .assumed
   decls := [``Formal.Gap.InvarianceOfDomain]
 
+def tbPL1 : Claim where
+  id := "TB.PL.breakpoints"
+  paper := "TB"
+  statement := "One-dimensional PL functions in the global sense: PL1 f holds when a finite list of breakpoints exists such that f is affine on every open interval with no breakpoint strictly inside (values at the breakpoints unconstrained, so jumps are allowed). Proved over any OrderedFieldLaws scalars: PL1 implies LocallyAffine, hence t ↦ t² is not PL1 (sq_not_PL1); PL1 is closed under constants, the identity, sums (breakpoints B₁ ++ B₂), scalings (same breakpoints), composition g ∘ f (breakpoints of f plus, for every cell of f and every breakpoint v of g, the point of the cell where the affine piece of f takes the value v, chosen classically) and ReLU (relu is PL1 with the breakpoint 0, so relu ∘ f is a composite). Not proved: continuity of the pieces' junctions, and any statement in several variables."
+  status := .proved
+  decls := [``Formal.PL.PL1, ``Formal.PL.PL1.toLocallyAffine, ``Formal.PL.sq_not_PL1, ``Formal.PL.PL1.const, ``Formal.PL.PL1.id, ``Formal.PL.PL1.add, ``Formal.PL.PL1.scale, ``Formal.PL.PL1.comp, ``Formal.PL.PL1.relu_self, ``Formal.PL.PL1.relu]
+
 /-- The claims of the transformer paper and the hypotheses they rest on. -/
 def transformerClaims : List Claim :=
   [vmC1, vmC2, vmC2necessarily, vmC3, vmC4, hypDefinableChoice, hypArora, hypWilkie,
-    hypInvarianceOfDomain]
+    hypInvarianceOfDomain, tbPL1]
 
 /-! ## Sites, sieves and presheaves (`Formal/Site`) -/
 
