@@ -227,3 +227,58 @@ class InplaceAlias(nn.Module):
 def inplace_alias() -> tuple[nn.Module, torch.Tensor]:
     _seed()
     return InplaceAlias(), torch.randn(4, 3)
+
+
+class FunctionalWeights(nn.Module):
+    """Parameters read by ``get_attr`` in functional calls (``h * self.gain``, ``F.linear(h, w, b)``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.l1 = nn.Linear(4, 6)
+        self.gain = nn.Parameter(torch.randn(6))
+        self.w2 = nn.Parameter(torch.randn(3, 6) / 3)
+        self.b2 = nn.Parameter(torch.randn(3))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.tanh(self.l1(x)) * self.gain
+        return nn.functional.linear(h, self.w2, self.b2)
+
+
+class TiedAutoencoder(nn.Module):
+    """The decoder reads the encoder's weight transposed (``enc.weight.t()``): one parameter, two layers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.enc = nn.Linear(4, 6)
+        self.dec_bias = nn.Parameter(torch.randn(4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.tanh(self.enc(x))
+        return nn.functional.linear(h, self.enc.weight.t(), self.dec_bias)
+
+
+class TiedChain(nn.Module):
+    """``l3.weight`` is ``l1.weight`` (module aliasing): a tied weight at both ends of a chain."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.l1, self.l2, self.l3 = nn.Linear(4, 4), nn.Linear(4, 4), nn.Linear(4, 4)
+        self.l3.weight = self.l1.weight
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.l3(torch.tanh(self.l2(torch.tanh(self.l1(x)))))
+
+
+def functional_weights() -> tuple[nn.Module, torch.Tensor]:
+    _seed()
+    return FunctionalWeights(), torch.randn(3, 4)
+
+
+def tied_autoencoder() -> tuple[nn.Module, torch.Tensor]:
+    _seed()
+    return TiedAutoencoder(), torch.randn(3, 4)
+
+
+def tied_chain() -> tuple[nn.Module, torch.Tensor]:
+    _seed()
+    return TiedChain(), torch.randn(3, 4)

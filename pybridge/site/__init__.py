@@ -3,8 +3,9 @@
 Pipeline: a ``torch.fx``-traceable model -> the layer graph Γ (:mod:`pybridge.site.graph`) -> the fork
 category C and its poset X (:mod:`pybridge.site.fork`) -> the subobject classifier Ω of the presheaf
 topos on X (:mod:`pybridge.site.omega`) -> the activity presheaf (:mod:`pybridge.site.presheaf`),
-backpropagation as path sums (:mod:`pybridge.site.backprop`) and equivariance defects
-(:mod:`pybridge.site.equivariance`).
+backpropagation as path sums (:mod:`pybridge.site.backprop`), the weight presheaf with the forward
+pass and one learning step as natural transformations (:mod:`pybridge.site.weights`) and equivariance
+defects (:mod:`pybridge.site.equivariance`).
 
 Orientation, used everywhere in this package: Γ's edges follow the data flow (``u -> v`` when ``v``
 reads ``u``); C's arrows go against it (``v -> u``), as in the paper; in the poset X, ``x <= y`` when

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -142,6 +143,90 @@ def _print_site(r: SiteReport) -> None:
         typer.echo(f"  |Omega(1)|: refused ({r.global_omega_note})")
 
 
+def _weight_rows(graph: LayerGraph, tgt: Target, row: Callable[..., None]) -> None:
+    """The rows of the weight presheaf W: functor laws, the forward pass and Thm 1.1 (learning)."""
+    from pybridge.site.weights import (
+        WeightPresheaf,
+        check_functor,
+        forward_naturality,
+        learning_naturality,
+    )
+
+    W = WeightPresheaf(graph)
+    fc = check_functor(W)
+    row(
+        f"W: functor laws ({fc.relations} covers, {fc.composites} composites)",
+        fc.ok,
+        f"{fc.worst:.1e}",
+        "exact",
+    )
+    if W.shared:
+        p, users = sorted(W.shared.items())[0]
+        row(
+            "W = product over layers (control)",
+            False,
+            f"{len(W.shared)} shared, e.g. {p} used by {', '.join(users)}",
+            "-",
+            must_hold=False,
+        )
+    else:
+        row("W = product over layers (none shared)", True, f"{len(W.params)} parameters", "-")
+    try:
+        fw = forward_naturality(W, tgt.module, tgt.inputs)
+        tol = f"{fw.tolerance:.0e}"
+        row(
+            "forward natural in W (F(x<=y) reads W(y))",
+            fw.worst_relation <= fw.tolerance,
+            f"{fw.worst_relation:.1e}",
+            tol,
+        )
+        worst = max(fw.worst_propagated, fw.worst_output)
+        row("forward from inputs, random w = model(x; w)", worst <= fw.tolerance, f"{worst:.1e}", tol)
+    except SiteError as err:
+        row("forward natural in W", None, f"skipped: {err}", "-")
+    try:
+        ln = learning_naturality(W, tgt.module, tgt.inputs)
+    except SiteError as err:
+        row("Thm 1.1: SGD step on W(x)", None, f"skipped: {err}", "-")
+        return
+    if not ln.steps:
+        row("Thm 1.1: SGD step on W(x)", None, "no weights", "-")
+        return
+    tol = f"{ln.tolerance:.0e}"
+    clean = [s for s in ln.steps if not s.split]
+    closed = sum(1 for s in clean if s.closed)
+    sample = f", {ln.skipped} skipped" if ln.skipped else ""
+    row(
+        f"Thm 1.1: SGD step on W(x), {len(clean)} obj, {closed} closed{sample}",
+        ln.worst_clean <= ln.tolerance,
+        f"{ln.worst_clean:.1e}",
+        tol,
+    )
+    row(
+        "Thm 1.1: step natural along covers",
+        ln.worst_natural_clean <= ln.tolerance,
+        f"{ln.worst_natural_clean:.1e}",
+        tol,
+    )
+    if ln.worst_without_message is not None:
+        row(
+            "Thm 1.1 without the fork's message (control)",
+            ln.worst_without_message <= ln.tolerance,
+            f"{ln.worst_without_message:.1e}",
+            tol,
+            must_hold=False,
+        )
+    if ln.worst_split is not None:
+        split = sum(1 for s in ln.steps if s.split)
+        row(
+            f"Thm 1.1 at split shared weights ({split} objects)",
+            ln.worst_split <= ln.tolerance,
+            f"{ln.worst_split:.1e}",
+            tol,
+            must_hold=False,
+        )
+
+
 def register(app: typer.Typer) -> None:
     """Add ``site``, ``presheaf`` and ``equivariance`` to ``app``."""
     from pybridge.cli import fail, user_errors
@@ -186,7 +271,7 @@ def register(app: typer.Typer) -> None:
             list[str] | None, typer.Option("--param", help="Zoo parameter NAME=INTEGER.")
         ] = None,
     ) -> None:
-        """The activity presheaf: section, uniqueness, the raw-site negative control, backprop checks."""
+        """The activity presheaf: section, uniqueness, raw-site control, backprop, weights (W, Thm 1.1)."""
         from pybridge.site.backprop import gradient_naturality, path_sum_check
         from pybridge.site.presheaf import ActivityPresheaf, check_section, model_outputs, propagate
 
@@ -264,6 +349,7 @@ def register(app: typer.Typer) -> None:
                 f"{nat.worst_sum_rule:.1e}",
                 f"{nat.tolerance:.0e}",
             )
+        _weight_rows(graph, tgt, row)
         widths = [
             max(len(r[i]) for r in rows + [("check", "result", "residual", "tolerance")]) for i in range(4)
         ]
