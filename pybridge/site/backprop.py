@@ -73,6 +73,15 @@ class PathSumResult:
         return self.rel_error <= self.tolerance
 
 
+def _floating(value: Any) -> bool:
+    """Whether a recorded value carries derivatives (a floating tensor, or a tuple holding one)."""
+    if isinstance(value, torch.Tensor):
+        return value.is_floating_point() or value.is_complex()
+    if isinstance(value, tuple | list):
+        return any(_floating(v) for v in value)
+    return False
+
+
 def path_sum_check(
     graph: LayerGraph,
     module: torch.nn.Module,
@@ -109,6 +118,10 @@ def path_sum_check(
                 sums[u] = sums.get(u, torch.zeros_like(t)) + t
                 n_paths[u] = n_paths.get(u, 0) + 1
             for v, slot in readers[u]:
+                if not _floating(values[v]):
+                    # an integer-valued layer (arg-max routing, indices) is locally constant:
+                    # its paths contribute nothing to the derivative
+                    continue
                 args = [values[p] for p in graph.nodes[v].preds]
                 _, tv = jvp(_local(graph, v, slot, args), (values[u],), (t,))
                 stack.append((v, tv))
@@ -199,6 +212,8 @@ def gradient_naturality(graph: LayerGraph, *, seed: int = 0) -> NaturalityReport
         fan = len(rs) + (1 if u in cot else 0)
         total = cot.get(u, torch.zeros_like(grads[u])).clone()
         for v, slot in rs:
+            if v not in grads:  # an integer-valued reader (arg-max routing): no gradient flows back
+                continue
             args = [values[p] for p in graph.nodes[v].preds]
             _, pullback = vjp(_local(graph, v, slot, args), values[u])
             (back,) = pullback(grads[v])

@@ -1,0 +1,30 @@
+"""Every Zoo layer goes through the site commands: its Lean term compiled, traced and analysed."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from pybridge.cli import app
+from pybridge.zoo import layer_names
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize("name", layer_names())
+def test_site_and_presheaf_on_zoo_layers(name: str) -> None:
+    site = runner.invoke(app, ["site", name])
+    assert site.exit_code == 0, site.output
+    assert "C thin (Prop. 1.1(i)): yes" in site.stdout
+    presheaf = runner.invoke(app, ["presheaf", name])
+    assert presheaf.exit_code == 0, presheaf.output
+    lines = presheaf.stdout.splitlines()
+    for row in ("recorded activations form a section", "that section reproduces model(x)",
+                "forward natural in W", "Thm 1.1: step natural along covers"):
+        line = next(line for line in lines if row in line)
+        assert " ok " in line, line
+    # where a tensor is read twice, the gradients of its readers add up (chains have no such row)
+    sum_rule = [line for line in lines if "(sum rule)" in line]
+    assert all(" ok " in line for line in sum_rule)
+    assert bool(sum_rule) == (name != "mlp")
+    assert "Traceback" not in presheaf.output
