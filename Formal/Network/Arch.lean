@@ -120,13 +120,16 @@ def Params (α : Type u) : {s t : Shape} → Arch s t → Type u
   | _, _, .mergeLast _ _ _ => PUnit
   | _, _, .route _ _ _ => PUnit
   | _, _, .copair k f => Fin k → Params α f
+termination_by structural _ _ f => f
 
 variable {α : Type u} [Scalar α] [Transcendental α]
 
 /-- The meaning of a layer: given its parameters, a function from input values to output values.
 
-Implementation notes. `eval` (like `Params`) is defined by structural recursion on the layer `f`, so
-its defining equations hold by `rfl` (used in `Formal/Network/Laws.lean`). Parameters and values
+Implementation notes. `eval` (like `Params`) is defined by structural recursion on the layer `f`
+(stated with `termination_by structural`, so that Lean reports an error instead of falling back to
+well-founded recursion, whose definitions do not unfold), so its defining equations hold by `rfl`
+(used in `Formal/Network/Laws.lean`). Parameters and values
 have types (`Params α f`, `Shape.denote α s`) that become products only after unfolding, so
 components are taken with `Prod.fst`/`Prod.snd` (unification unfolds them) rather than with field
 notation. Every kernel gets `(α := α)`: left implicit, unification would solve it as `Tensor α []`,
@@ -168,6 +171,7 @@ def eval : {s t : Shape} → (f : Arch s t) → Params α f → Shape.denote α 
         (Kernel.mergeAxis (α := α) (a := a) (b := b)) pre x
   | _, _, .route k hk _, _, x => (Kernel.argmax (α := α) k hk (Prod.fst x), Prod.snd x)
   | _, _, .copair _ f, p, x => eval f (p (Prod.fst x)) (Prod.snd x)
+termination_by structural _ _ f => f
 
 end Arch
 

@@ -52,9 +52,14 @@ def zipPre {s t r : List Nat} (f : Tensor α s → Tensor α t → Tensor α r) 
 /-- A scalar tensor is its entry. -/
 def toScalar (x : Tensor α []) : α := x
 
-/-- `∑_{c < k} a c • t c`, entrywise. -/
+/-- `∑_{c < k} a c • t c`, entrywise.
+
+Implementation note: the expected type of the `[]` case is `Tensor α []`; left implicit, the scalar
+type of `Scalar.sum` would be unified with it (expected-type propagation) and the instance
+`Scalar (Tensor α [])` would not be found (instance search does not unfold `Tensor`), hence
+`(α := α)`. -/
 def lincomb [Scalar α] (k : Nat) (a : Fin k → α) : {s : List Nat} → (Fin k → Tensor α s) → Tensor α s
-  | [], t => Scalar.sum k (fun c => a c * toScalar (t c))
+  | [], t => Scalar.sum (α := α) k (fun c => a c * toScalar (t c))
   | _ :: _, t => fun i => lincomb k a (fun c => t c i)
 
 end Tensor
