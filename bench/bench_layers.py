@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
 import torch
 
-from pybridge.laws.checks import _call_counterpart, build_counterpart
+from pybridge.laws.checks import build_counterpart, call_counterpart, load_counterpart_weights
 from pybridge.lean.catalogue import load_catalogue
-from pybridge.torch import adapters, compile_term, runtime
+from pybridge.torch import compile_term
 
 CASES = {
     "mlp": {"d_in": 256, "d_hidden": 1024, "d_out": 256},
@@ -25,7 +26,7 @@ CASES = {
 }
 
 
-def _time(fn, x: torch.Tensor, device: str) -> float:  # noqa: ANN001
+def _time(fn: Callable[[torch.Tensor], object], x: torch.Tensor, device: str) -> float:
     if device == "cuda":
         torch.cuda.synchronize()
     start = time.perf_counter()
@@ -39,7 +40,7 @@ def _time(fn, x: torch.Tensor, device: str) -> float:  # noqa: ANN001
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--seq", type=int, default=64)
     args = parser.parse_args()
@@ -52,11 +53,12 @@ def main() -> None:
         term, sig = cat.instantiate(name, params)
         ref = build_counterpart(info.pytorch or "", params, torch.float32).to(args.device)
         ours = compile_term(term, dtype=torch.float32, device=args.device).eval()
-        runtime.load_leaves(ours, getattr(adapters, adapters.ADAPTERS[type(ref).__name__])(ref))
+        load_counterpart_weights(ours, ref, info)
         dims = [args.seq if isinstance(d, str) else d for d in sig.dom.dims]  # type: ignore[union-attr]
         x = torch.randn([args.batch, *dims], device=args.device)
+
         def plain(v: torch.Tensor, ref: torch.nn.Module = ref) -> torch.Tensor:
-            return _call_counterpart(ref, v)
+            return call_counterpart(ref, v)
 
         for _ in range(3):  # warm-up
             _time(ours, x, args.device), _time(plain, x, args.device)

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from pybridge.errors import CheckFailed, UsageError
+from pybridge.errors import CheckFailed, OutputExistsError, UsageError
 
 
 def parse_params(items: list[str] | None) -> dict[str, int]:
@@ -79,8 +79,8 @@ def register(app: typer.Typer) -> None:
         from pybridge.spec.terms import walk
 
         info = zoo.info(name)
-        merged = zoo.example_params(name, parse_params(params))
-        merged = {k: v for k, v in merged.items() if k in info.params or k in parse_params(params)}
+        given = parse_params(params)
+        merged = {k: v for k, v in zoo.example_params(name, given).items() if k in info.params or k in given}
         term, sig = zoo.instantiate(name, merged)
         if as_json:
             typer.echo(
@@ -132,8 +132,9 @@ def register(app: typer.Typer) -> None:
         force: Annotated[bool, typer.Option("--force", help="Replace an existing output file.")] = False,
     ) -> None:
         """Emit a layer as a standalone PyTorch file (imports only torch and math)."""
+        from pybridge.files import write_atomic
         from pybridge.lean.catalogue import load_catalogue
-        from pybridge.torch.emit import render_source, write_atomic
+        from pybridge.torch.emit import render_source
 
         if out.suffix != ".py":
             raise UsageError(f"--out {out}: the output must be a .py file")
@@ -181,19 +182,25 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """List the Zoo, emit the attention layer, check the emitted file against nn.MultiheadAttention."""
-        from pybridge.lean.catalogue import load_catalogue
-        from pybridge.torch.emit import render_source, write_atomic
+        import torch
 
+        from pybridge.files import write_atomic
+        from pybridge.laws.checks import TOLERANCE, check_layer
+        from pybridge.lean.catalogue import load_catalogue
+        from pybridge.torch.emit import render_source
+
+        if out is not None and not out.is_dir():
+            raise UsageError(f"--out {out}: not a directory")
+        if out is not None and (out / "attention.py").exists():
+            raise OutputExistsError(f"{out / 'attention.py'}: already exists (demo does not replace files)")
         typer.echo("== The Zoo (every layer is a Lean definition in Formal/Zoo) ==")
         list_cmd(as_json=False)
-        directory = out or Path(tempfile.mkdtemp(prefix="pybridge-demo-"))
-        if not directory.is_dir():
-            raise UsageError(f"--out {directory}: not a directory")
-        target = directory / "attention.py"
+        target = (out or Path(tempfile.mkdtemp(prefix="pybridge-demo-"))) / "attention.py"
         params = {"d_model": 8, "heads": 2}
-        write_atomic(target, render_source(load_catalogue(), "attention", params), force=out is None)
+        write_atomic(target, render_source(load_catalogue(), "attention", params), force=False)
         typer.echo(f"\n== Emitted Formal.Zoo.attention (d_model=8, heads=2) to {target} ==")
         typer.echo("\n== The emitted file, run in a fresh interpreter against torch.nn.MultiheadAttention ==")
+        tol64, tol32 = TOLERANCE[torch.float64], TOLERANCE[torch.float32]
         script = (
             "import importlib.util, torch\n"
             f"spec = importlib.util.spec_from_file_location('attention', {str(target)!r})\n"
@@ -201,7 +208,7 @@ def register(app: typer.Typer) -> None:
             "print('LEAN_DECL =', m.LEAN_DECL, '| LEAN_VERIFIED =', m.LEAN_VERIFIED,\n"
             "      '| SIGNATURE =', m.SIGNATURE)\n"
             "worst = 0.0\n"
-            "for dtype, tol in ((torch.float64, 1e-10), (torch.float32, 1e-5)):\n"
+            f"for dtype, tol in ((torch.float64, {tol64!r}), (torch.float32, {tol32!r})):\n"
             "    torch.manual_seed(0)\n"
             "    ref = torch.nn.MultiheadAttention(8, 2, batch_first=True, dtype=dtype).eval()\n"
             "    layer = m.Layer.from_torch(ref)\n"
@@ -214,9 +221,12 @@ def register(app: typer.Typer) -> None:
             "              f'  (tol {tol:.0e})  ' + ('ok' if ok else 'FAIL'))\n"
             "raise SystemExit(0 if worst <= 1 else 1)\n"
         )
-        proc = subprocess.run(
-            [sys.executable, "-W", "ignore", "-c", script], capture_output=True, text=True, timeout=300
-        )
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-W", "ignore", "-c", script], capture_output=True, text=True, timeout=300
+            )
+        except subprocess.TimeoutExpired:
+            raise CheckFailed(f"{target}: running the emitted attention layer took over 300 s") from None
         typer.echo(proc.stdout.rstrip())
         if proc.returncode != 0:
             raise CheckFailed(
@@ -224,7 +234,6 @@ def register(app: typer.Typer) -> None:
                 + (proc.stderr.strip().splitlines() or ["see above"])[-1]
             )
         typer.echo("\n== Checks of every Zoo layer against its reference ==")
-        from pybridge.laws.checks import check_layer
         from pybridge.zoo import layer_names
 
         for name in layer_names():

@@ -27,6 +27,12 @@ class Target:
     inputs: tuple[torch.Tensor, ...]
 
 
+def _one_line(err: BaseException) -> str:
+    """``Type: first line of the message``, so that a user's exception stays one line."""
+    lines = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
+
+
 def _load_factory(spec: str) -> Target:
     path_text, _, factory_name = spec.rpartition(":")
     path = Path(path_text)
@@ -43,14 +49,14 @@ def _load_factory(spec: str) -> Target:
     try:
         loader_spec.loader.exec_module(module)
     except Exception as err:  # the user's file: report, never trace back
-        raise TargetError(f"{spec}: importing {path_text!r} failed: {type(err).__name__}: {err}") from None
+        raise TargetError(f"{spec}: importing {path_text!r} failed: {_one_line(err)}") from None
     factory = getattr(module, factory_name, None)
     if not callable(factory):
         raise TargetError(f"{spec}: {path_text!r} has no function {factory_name!r}")
     try:
         result = factory()
     except Exception as err:
-        raise TargetError(f"{spec}: {factory_name}() failed: {type(err).__name__}: {err}") from None
+        raise TargetError(f"{spec}: {factory_name}() failed: {_one_line(err)}") from None
     if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], torch.nn.Module)):
         raise TargetError(f"{spec}: {factory_name}() must return (torch.nn.Module, example_input)")
     model, example = result
@@ -65,7 +71,7 @@ def load_target(spec: str, params: dict[str, int] | None = None, *, batch: int =
 
     Zoo layers are compiled from their Lean definitions in float64 with seeded random weights.
     """
-    if ":" in spec and (spec.endswith(".py") is False) and spec.rpartition(":")[0].endswith(".py"):
+    if spec.rpartition(":")[0].endswith(".py"):
         return _load_factory(spec)
     if spec.endswith(".py"):
         raise TargetError(f"{spec}: name the factory function as {spec}:FUNCTION")

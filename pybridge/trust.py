@@ -11,15 +11,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pybridge.errors import WriteError
+from pybridge.files import write_atomic
 from pybridge.lean.audit import RULES, scan_modules
 from pybridge.lean.claims import CLAIMS_FILE, CLAIMS_NAMESPACE, STATUS_LABEL, STATUSES, Claim, load_ledger
 from pybridge.lean.decls import Declaration, declared_names, resolve
 
 TRUST_FILE = "TRUST.md"
 
-#: Tolerances of the numerical checks of emitted layers against PyTorch references (max abs error).
-TOLERANCES: tuple[tuple[str, str], ...] = (("float64", "1e-10"), ("float32", "1e-5"))
+
+def _tolerance_rows() -> list[str]:
+    """The tolerances of :data:`pybridge.laws.checks.TOLERANCE`, one table row per dtype (``1e-5``)."""
+    from pybridge.laws.checks import TOLERANCE  # imports torch; only this section needs it
+
+    return [
+        f"| {str(dtype).removeprefix('torch.')} | ≤ {f'{tol:.0e}'.replace('e-0', 'e-')} |"
+        for dtype, tol in TOLERANCE.items()
+    ]
 
 
 def _cell(text: str) -> str:
@@ -142,7 +149,7 @@ def render_trust(root: Path) -> str:
     out.append("")
     out.append("| dtype | max abs error |")
     out.append("|---|---|")
-    out.extend(f"| {dtype} | ≤ {tol} |" for dtype, tol in TOLERANCES)
+    out.extend(_tolerance_rows())
     out.append("")
     layers = _zoo_rows(root)
     if layers:
@@ -184,9 +191,5 @@ def _zoo_rows(root: Path) -> list[str]:
 def write_trust(root: Path) -> Path:
     """Regenerate ``TRUST.md`` at ``root``; returns its path."""
     target = root / TRUST_FILE
-    text = render_trust(root)
-    try:
-        target.write_text(text, encoding="utf-8")
-    except OSError as err:
-        raise WriteError(f"{target}: cannot write ({err.strerror})") from None
+    write_atomic(target, render_trust(root))
     return target

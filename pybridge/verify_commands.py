@@ -53,6 +53,7 @@ def _audit(as_json: bool) -> None:
 
 
 def _verify(lean_home: Path | None, skip_trace: bool) -> None:
+    from pybridge.verify.record import VERIFICATION_FILE
     from pybridge.verify.toolchain import run_verification
 
     root = find_repo_root()
@@ -62,7 +63,7 @@ def _verify(lean_home: Path | None, skip_trace: bool) -> None:
     traced = sum(1 for d in record.declarations if d.status == "traced")
     typer.echo(
         f"verified: Lean {record.toolchain.lean_version}, {len(record.sources)} Lean sources built, "
-        f"{traced}/{len(record.declarations)} ledger declarations traced; wrote {root / 'verification.json'}"
+        f"{traced}/{len(record.declarations)} ledger declarations traced; wrote {root / VERIFICATION_FILE}"
     )
 
 

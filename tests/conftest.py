@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -152,6 +153,14 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Unset ``TOPOS_BRIDGE_ROOT`` for the whole run, before collection: tests find their checkout (the
+    real one, or a fixture they ``chdir`` into) themselves, and one that needs the variable sets it
+    with monkeypatch. Otherwise a developer's setting would point the tests, ``trust --write``
+    included, at that other checkout."""
+    os.environ.pop("TOPOS_BRIDGE_ROOT", None)
 
 
 @pytest.fixture

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from pybridge.errors import OutputExistsError, WriteError
+from pybridge.files import write_atomic
 from pybridge.laws.checks import configurations
 from pybridge.lean.catalogue import load_catalogue
-from pybridge.torch.emit import render_source, write_atomic
+from pybridge.torch.emit import render_source
 from pybridge.zoo import layer_names
 
 ZOO = layer_names()
@@ -157,3 +158,28 @@ def test_write_into_missing_or_unwritable_directory(tmp_path: Path) -> None:
         write_atomic(Path("/proc/pybridge-test-layer.py"), "x\n", force=False)
     with pytest.raises(WriteError, match="is a directory"):
         write_atomic(tmp_path, "x\n", force=True)
+
+
+def test_written_file_has_ordinary_permissions(tmp_path: Path) -> None:
+    # mkstemp creates 0o600 files; the rename must not leave an emitted layer private to its writer
+    import os
+
+    umask = os.umask(0o022)
+    try:
+        fresh = tmp_path / "fresh.py"
+        write_atomic(fresh, "x\n", force=False)
+        assert fresh.stat().st_mode & 0o777 == 0o644
+        kept = tmp_path / "kept.py"
+        kept.write_text("old\n")
+        kept.chmod(0o640)
+        write_atomic(kept, "new\n", force=True)
+        assert kept.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(umask)
+
+
+def test_directory_target_is_a_write_error_with_or_without_force(tmp_path: Path) -> None:
+    (tmp_path / "d.py").mkdir()
+    for force in (False, True):
+        with pytest.raises(WriteError, match="is a directory"):
+            write_atomic(tmp_path / "d.py", "x\n", force=force)

@@ -7,12 +7,13 @@ from pathlib import Path
 import pytest
 
 from pybridge.errors import LeanParseError, ShapeError, UnknownLayerError, UsageError
-from pybridge.lean.catalogue import find_root, load_catalogue
+from pybridge.lean.catalogue import load_catalogue
+from pybridge.lean.claims import find_repo_root
 from pybridge.lean.lexer import tokenize
 from pybridge.lean.parser import parse_source
 from pybridge.spec import Comp, Linear, ReLU, TensorShape
 
-ROOT = find_root(Path(__file__).parent)
+ROOT = find_repo_root(Path(__file__).parent)
 
 ZOO = {"mlp", "attention", "encoderBlock", "glu", "hyperLinear", "moe"}
 
@@ -121,6 +122,20 @@ def test_malformed_input_is_reported_with_file_and_line(tmp_path: Path, body: st
     assert str(info.value).startswith("Formal/Zoo/Bad.lean:")
     line = int(str(info.value).split(":")[1])
     assert 12 <= line <= 15  # at or just after the offending definition, not a traceback
+
+
+def test_undecodable_zoo_file_is_a_parse_error(tmp_path: Path) -> None:
+    root = zoo_with(tmp_path, "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n]")
+    (root / "Formal/Zoo/Bad.lean").write_bytes(b"-- \xff not UTF-8\n")
+    with pytest.raises(LeanParseError, match=r"^Formal/Zoo/Bad.lean:1: not valid UTF-8"):
+        load_catalogue(root)
+
+
+def test_missing_zoo_is_a_parse_error(tmp_path: Path) -> None:
+    (tmp_path / "Formal").mkdir()
+    (tmp_path / "lakefile.lean").write_text("")
+    with pytest.raises(LeanParseError, match="^Formal/Zoo:0: the Zoo directory is missing$"):
+        load_catalogue(tmp_path)
 
 
 def test_ill_typed_body_is_a_shape_error(tmp_path: Path) -> None:

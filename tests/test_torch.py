@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from pybridge.errors import BridgeError, ShapeError
 from pybridge.laws import references
 from pybridge.laws.checks import TOLERANCE, build_counterpart, check_layer, configurations, leaf_pairs
 from pybridge.torch import compile_term
@@ -38,6 +39,29 @@ def test_sequence_layers_run_at_length_one() -> None:
     results = check_layer("encoderBlock", {"d_model": 6, "heads": 3, "d_ff": 7}, seqs=(1,), batches=(1,))
     assert [(r.batch, r.seq) for r in results] == [(1, 1), (1, 1)]
     assert all(r.passed for r in results)
+
+
+@pytest.mark.parametrize(
+    ("expr", "params", "error", "message"),
+    [
+        (
+            "torch.nn.MultiheadAttention(d, h, batch_first=True)",
+            {"d": 0, "h": 1},
+            ShapeError,
+            "rejects the parameters d=0 h=1",
+        ),
+        ("torch.nn.Linear(d * 0.5, 2)", {"d": 4}, BridgeError, "not integer arithmetic"),
+        ("torch.nn.Linear(d // 0, 2)", {"d": 4}, BridgeError, "not integer arithmetic"),
+        ("torch.nn.Linear(d, 2, frobnicate=True)", {"d": 4}, ShapeError, "rejects the parameters d=4"),
+        ("torch.nn.Conv2d(d, 2, 3)", {"d": 4}, BridgeError, "not an allowed torch.nn class"),
+    ],
+)
+def test_a_bad_counterpart_is_a_one_line_error(
+    expr: str, params: dict[str, int], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message) as info:
+        build_counterpart(expr, params, torch.float64)
+    assert "\n" not in str(info.value)
 
 
 def test_a_wrong_weight_is_caught() -> None:
@@ -96,13 +120,27 @@ def test_gradients_flow_and_match_finite_differences(name: str) -> None:
     module = compile_term(term, dtype=torch.float64)
     shape = [2] + [d for d in sig.dom.dims]  # type: ignore[union-attr]
     x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
-    if name == "moe":  # piecewise: gradcheck away from routing boundaries only in x, not through argmax
+    assert torch.autograd.gradcheck(module, (x,), eps=1e-6, atol=1e-6)
+    if name == "moe":  # the routing (argmax) has no gradient: the router's weights get none
         module(x).sum().backward()
         assert x.grad is not None and torch.isfinite(x.grad).all()
         return
-    assert torch.autograd.gradcheck(module, (x,), eps=1e-6, atol=1e-6)
     module(x).sum().backward()
     assert all(p.grad is not None for p in module.parameters())
+
+
+def test_moe_gradcheck_between_routing_boundaries() -> None:
+    """With several experts, the hard-routed layer is smooth in x wherever no sample is near a tie of
+    router logits; gradcheck holds there (the minimal configuration above has a single expert)."""
+    term, _ = instantiate("moe", {"d": 3, "experts": 3})
+    torch.manual_seed(0)
+    module = compile_term(term, dtype=torch.float64)
+    x = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+    (router_w, router_b), *_ = leaf_pairs(module)
+    top2 = (x.detach() @ router_w.T + router_b).topk(2, dim=-1).values
+    assert (top2[:, 0] - top2[:, 1]).min() > 1e-4  # no tie within the finite-difference step
+    assert len(set((x.detach() @ router_w.T + router_b).argmax(-1).tolist())) > 1  # routing matters
+    assert torch.autograd.gradcheck(module, (x,), eps=1e-6, atol=1e-6)
 
 
 def test_torch_compile_gives_the_same_values() -> None:

@@ -158,7 +158,7 @@ class _Evaluator:
 
     def _single(self, dirs: list[torch.Tensor | None], t: float) -> torch.Tensor:
         inputs = [x + t * v if v is not None else x for x, v in zip(self.base, dirs, strict=True)]
-        return _flatten_all(self._call(inputs)).reshape(1, -1)
+        return _flatten_all(self._call(inputs), self.name).reshape(1, -1)
 
     def _batch(self, dirs: list[torch.Tensor | None], ts: torch.Tensor) -> torch.Tensor | None:
         g = ts.numel()
@@ -191,7 +191,7 @@ class _Evaluator:
         return torch.cat([self._single(dirs, float(t)) for t in ts])
 
 
-def _flatten_all(out: Any) -> torch.Tensor:
+def _flatten_all(out: Any, name: str) -> torch.Tensor:
     parts: list[torch.Tensor] = []
 
     def visit(o: Any) -> None:
@@ -206,8 +206,8 @@ def _flatten_all(out: Any) -> torch.Tensor:
                 visit(x)
 
     visit(out)
-    if not parts:
-        raise TargetError("the model has no floating-point output to probe")
+    if sum(p.numel() for p in parts) == 0:
+        raise TargetError(f"{name}: the model has no floating-point output to probe (none, or all empty)")
     return torch.cat(parts)
 
 
@@ -282,8 +282,8 @@ def probe(module: nn.Module, inputs: Sequence[torch.Tensor], *, lines: int = 3, 
     The module is copied, converted to float64 and made dyadic; the caller's module is untouched.
     Floating inputs vary along the line; integer inputs (token ids) stay fixed.
     """
-    if not any(x.is_floating_point() for x in inputs):
-        raise TargetError(f"{name}: the probe needs a floating-point input to move along a line")
+    if not any(x.is_floating_point() and x.numel() > 0 for x in inputs):
+        raise TargetError(f"{name}: the probe needs a non-empty floating-point input to move along a line")
     gen = torch.Generator().manual_seed(seed)
     model = dyadic_model(module)
     base = [torch.round(x.to(torch.float64) * 8) / 8 if x.is_floating_point() else x for x in inputs]

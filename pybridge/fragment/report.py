@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from pybridge.errors import UsageError
+from pybridge.files import write_atomic
 from pybridge.fragment.classify import Classification, classify_module, classify_term, format_degree
 from pybridge.fragment.probe import ProbeResult, probe
 from pybridge.lean.claims import STATUS_LABEL, Ledger
@@ -143,14 +144,17 @@ def readme_claims_block(readme: str) -> str | None:
 
 def sync_readme_claims(readme_path: Path, ledger: Ledger) -> bool:
     """Rewrite the generated claims block of ``readme_path`` from the ledger; ``True`` if it changed."""
-    text = readme_path.read_text(encoding="utf-8")
+    try:
+        text = readme_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"{readme_path}: cannot read ({getattr(err, 'strerror', None) or err})") from None
     old = readme_claims_block(text)
     if old is None:
         raise UsageError(f"{readme_path}: no generated claims block ({CLAIMS_BEGIN})")
     new = claims_markdown(ledger)
     if new == old:
         return False
-    readme_path.write_text(text.replace(old, new), encoding="utf-8")
+    write_atomic(readme_path, text.replace(old, new))
     return True
 
 

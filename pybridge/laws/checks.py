@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import ast
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 from torch import nn
 
-from pybridge.errors import BridgeError, ShapeError
+from pybridge.errors import BridgeError, LeanParseError, ShapeError
 from pybridge.laws.references import REFERENCES
 from pybridge.lean.catalogue import Catalogue, LayerInfo, load_catalogue
+from pybridge.spec.terms import Term
 from pybridge.torch import adapters, runtime
 from pybridge.torch.compiler import compile_term
 from pybridge.zoo import random_input
@@ -73,7 +75,11 @@ def build_counterpart(expr: str, params: dict[str, int], dtype: torch.dtype) -> 
                 op, ast.Mult | ast.Add | ast.FloorDiv
             ):
                 a, b = value(left), value(right)
-                assert isinstance(a, int) and isinstance(b, int)
+                integers = isinstance(a, int) and isinstance(b, int)
+                if not integers or (isinstance(op, ast.FloorDiv) and b == 0):
+                    raise BridgeError(
+                        f"PyTorch counterpart {expr!r}: {ast.unparse(node)!r} is not integer arithmetic"
+                    )
                 return a * b if isinstance(op, ast.Mult) else a + b if isinstance(op, ast.Add) else a // b
             case ast.Call(func=func, args=args, keywords=keywords):
                 dotted = ast.unparse(func)
@@ -85,7 +91,15 @@ def build_counterpart(expr: str, params: dict[str, int], dtype: torch.dtype) -> 
                 kwargs = {k.arg: value(k.value) for k in keywords if k.arg}
                 if cls_name not in ("Sequential", "ReLU", "GLU"):
                     kwargs["dtype"] = dtype
-                return getattr(nn, cls_name)(*[value(a) for a in args], **kwargs)
+                positional = [value(a) for a in args]
+                try:
+                    return getattr(nn, cls_name)(*positional, **kwargs)
+                except (TypeError, ValueError, AssertionError, RuntimeError) as err:
+                    given = " ".join(f"{k}={v}" for k, v in params.items())
+                    raise ShapeError(
+                        f"PyTorch counterpart {ast.unparse(node)} rejects the parameters {given}: "
+                        + (str(err).splitlines() or [type(err).__name__])[0]
+                    ) from None
         raise BridgeError(f"PyTorch counterpart {expr!r}: cannot read {ast.unparse(node)!r}")
 
     try:
@@ -98,7 +112,8 @@ def build_counterpart(expr: str, params: dict[str, int], dtype: torch.dtype) -> 
     return module.to(dtype).eval()
 
 
-def _call_counterpart(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
+def call_counterpart(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """Run a PyTorch counterpart on a batch-first input (self-attention for ``nn.MultiheadAttention``)."""
     if isinstance(module, nn.MultiheadAttention):
         return module(x, x, x, need_weights=False)[0]
     return module(x)
@@ -183,13 +198,29 @@ def check_layer(
     return results
 
 
-def _pair(info: LayerInfo, term: object, cfg: dict[str, int], dtype: torch.dtype):  # noqa: ANN202
-    ours = compile_term(term, dtype=dtype).eval()  # type: ignore[arg-type]
+def load_counterpart_weights(ours: nn.Module, counterpart: nn.Module, info: LayerInfo) -> None:
+    """Copy the weights of ``counterpart`` into ``ours`` (layer ``info`` compiled from its Lean term)
+    through the adapter that the emitted ``Layer.from_torch`` uses."""
+    adapter_name = adapters.ADAPTERS.get(type(counterpart).__name__)
+    if adapter_name is None:
+        raise LeanParseError(
+            info.file,
+            info.line,
+            f"the PyTorch counterpart of {info.name}, {type(counterpart).__name__}, has no weight "
+            f"adapter (pybridge/torch/adapters.py has: {', '.join(sorted(adapters.ADAPTERS))})",
+        )
+    runtime.load_leaves(ours, getattr(adapters, adapter_name)(counterpart))
+
+
+def _pair(
+    info: LayerInfo, term: Term, cfg: dict[str, int], dtype: torch.dtype
+) -> tuple[nn.Module, Callable[[torch.Tensor], torch.Tensor], str]:
+    """Our compiled layer, the reference as a function of the input, and the reference's name."""
+    ours = compile_term(term, dtype=dtype).eval()
     if info.pytorch:
         counterpart = build_counterpart(info.pytorch, cfg, dtype)
-        adapter = getattr(adapters, adapters.ADAPTERS[type(counterpart).__name__])
-        runtime.load_leaves(ours, adapter(counterpart))
-        return ours, (lambda x: _call_counterpart(counterpart, x)), info.pytorch
+        load_counterpart_weights(ours, counterpart, info)
+        return ours, (lambda x: call_counterpart(counterpart, x)), info.pytorch
     if info.reference not in REFERENCES:
         raise BridgeError(f"{info.name}: no reference function {info.reference!r}")
     fn = REFERENCES[info.reference]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from pybridge.errors import BridgeError, LeanParseError, UnknownLayerError
+from pybridge.errors import LeanParseError, UnknownLayerError
 from pybridge.lean.claims import find_repo_root
 from pybridge.lean.expand import binder_kind, instantiate, render
 from pybridge.lean.parser import Def, parse_source
@@ -32,11 +32,6 @@ from pybridge.spec.typing import Signature
 COMBINATOR_FILES = ("Formal/Network/Derived.lean",)
 ZOO_DIR = "Formal/Zoo"
 ZOO_NAMESPACE = "Formal.Zoo"
-
-
-#: The repository root (``$TOPOS_BRIDGE_ROOT``, or the nearest directory with ``lakefile.lean`` and
-#: ``Formal/`` above the working directory or this package); shared with the ledger reader.
-find_root = find_repo_root
 
 
 class Hypothesis(BaseModel):
@@ -161,10 +156,13 @@ def _load(root: Path, stamp: tuple[tuple[str, float], ...]) -> Catalogue:
         rel = path.relative_to(root).as_posix()
         try:
             data = path.read_bytes()
+            text = data.decode("utf-8")
         except OSError as err:
-            raise BridgeError(f"{rel}: cannot read: {err.strerror}") from None
+            raise LeanParseError(rel, 1, f"cannot read ({err.strerror})") from None
+        except UnicodeDecodeError as err:
+            raise LeanParseError(rel, 1, f"not valid UTF-8 ({err.reason})") from None
         hashes[rel] = hashlib.sha256(data).hexdigest()
-        parsed = parse_source(data.decode("utf-8"), rel)
+        parsed = parse_source(text, rel)
         for d in parsed.defs:
             if d.name in defs:
                 raise LeanParseError(rel, d.line, f"{d.name} is defined twice")
@@ -198,10 +196,10 @@ def _load(root: Path, stamp: tuple[tuple[str, float], ...]) -> Catalogue:
 
 def load_catalogue(root: Path | None = None) -> Catalogue:
     """Parse the Zoo (cached while the files are unchanged)."""
-    root = (root or find_root()).resolve()
+    root = (root or find_repo_root()).resolve()
     zoo = root / ZOO_DIR
     if not zoo.is_dir():
-        raise BridgeError(f"{zoo}: no Zoo directory")
+        raise LeanParseError(ZOO_DIR, 0, "the Zoo directory is missing")
     paths = [root / f for f in COMBINATOR_FILES] + sorted(zoo.glob("*.lean"))
     stamp = tuple((p.as_posix(), p.stat().st_mtime) for p in paths if p.exists())
     return _load(root, stamp)

@@ -97,6 +97,12 @@ class Ledger(BaseModel):
         return {s: len(self.by_status(s)) for s in STATUSES}
 
 
+def is_checkout(directory: Path) -> bool:
+    """Whether ``directory`` is the root of a topos-bridge checkout: it holds ``lakefile.lean`` and
+    ``Formal/``."""
+    return (directory / "lakefile.lean").is_file() and (directory / "Formal").is_dir()
+
+
 def find_repo_root(start: Path | None = None) -> Path:
     """The repository root: the nearest directory holding ``lakefile.lean`` and ``Formal/``.
 
@@ -107,7 +113,7 @@ def find_repo_root(start: Path | None = None) -> Path:
     env = os.environ.get("TOPOS_BRIDGE_ROOT")
     if env:
         root = Path(env)
-        if (root / "lakefile.lean").is_file() and (root / "Formal").is_dir():
+        if is_checkout(root):
             return root.resolve()
         raise UsageError(f"TOPOS_BRIDGE_ROOT={env}: no lakefile.lean and Formal/ there")
     origins = [Path.cwd() if start is None else Path(start)]
@@ -115,7 +121,7 @@ def find_repo_root(start: Path | None = None) -> Path:
     for origin in origins:
         here = origin.resolve()
         for candidate in (here, *here.parents):
-            if (candidate / "lakefile.lean").is_file() and (candidate / "Formal").is_dir():
+            if is_checkout(candidate):
                 return candidate
     raise UsageError(
         f"{origins[0]}: not inside a topos-bridge checkout (no directory with lakefile.lean and Formal/ "

@@ -27,6 +27,8 @@ class Node:
 
 @dataclass(frozen=True)
 class Ident(Node):
+    """A (possibly dotted) name: ``Arch.comp``, ``d_model``."""
+
     name: str
 
 
@@ -39,11 +41,15 @@ class DotCtor(Node):
 
 @dataclass(frozen=True)
 class Num(Node):
+    """A natural-number literal."""
+
     value: int
 
 
 @dataclass(frozen=True)
 class ListLit(Node):
+    """``[a, b, c]``."""
+
     items: tuple[Node, ...]
 
 
@@ -57,6 +63,8 @@ class NamedArg(Node):
 
 @dataclass(frozen=True)
 class App(Node):
+    """Application ``f a b`` (or ``@f a b``)."""
+
     fn: Node
     args: tuple[Node, ...]
     explicit: bool = False  # ``@f``: every argument positional
@@ -64,6 +72,8 @@ class App(Node):
 
 @dataclass(frozen=True)
 class BinOp(Node):
+    """An infix operator application ``left op right`` (``≫``, ``⊗``, ``++``, ``*``, ...)."""
+
     op: str
     left: Node
     right: Node
@@ -71,6 +81,8 @@ class BinOp(Node):
 
 @dataclass(frozen=True)
 class Neg(Node):
+    """Prefix minus ``-e``."""
+
     operand: Node
 
 

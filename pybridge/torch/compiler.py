@@ -7,6 +7,7 @@ the same tree as source. Both paths therefore build the same modules.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import torch
@@ -140,7 +141,7 @@ def leaf_count(term: T.Term) -> int:
     return sum(1 for _ in _leaf_terms(term))
 
 
-def _leaf_terms(term: T.Term):  # noqa: ANN202 - generator of terms
+def _leaf_terms(term: T.Term) -> Iterator[T.Term]:
     if isinstance(term, T.Linear | T.LayerNorm):
         yield term
     elif isinstance(term, T.Copair):

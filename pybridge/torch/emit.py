@@ -12,11 +12,7 @@ from __future__ import annotations
 
 import ast
 import inspect
-import os
-import tempfile
-from pathlib import Path
 
-from pybridge.errors import OutputExistsError, WriteError
 from pybridge.lean.catalogue import Catalogue
 from pybridge.spec.shapes import CoprodShape, ProdShape, Shape, TensorShape, format_shape
 from pybridge.torch import adapters, runtime
@@ -182,29 +178,3 @@ def _batched(shape: Shape) -> str:
     if isinstance(shape, TensorShape):
         return "[" + ", ".join(["B", *(str(d) for d in shape.dims)]) + "]"
     return format_shape(shape)
-
-
-def write_atomic(path: Path, text: str, *, force: bool) -> None:
-    """Write ``text`` to ``path`` via a temporary file and a rename; never half-writes or clobbers.
-
-    Raises :class:`OutputExistsError` when ``path`` exists and ``force`` is false, and
-    :class:`WriteError` when the directory is missing or not writable.
-    """
-    if path.exists() and not force:
-        raise OutputExistsError(f"{path}: already exists (use --force to replace it)")
-    if path.is_dir():
-        raise WriteError(f"{path}: is a directory")
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise WriteError(f"{path}: the directory {directory} does not exist")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as err:
-        raise WriteError(f"{path}: cannot write in {directory}: {err.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as err:
-        Path(tmp).unlink(missing_ok=True)
-        raise WriteError(f"{path}: cannot write: {err.strerror}") from None

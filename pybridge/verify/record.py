@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from pybridge.errors import LeanParseError, VerificationFailed
+from pybridge.lean.claims import is_checkout
 
 #: The record's file name, at the repository root.
 VERIFICATION_FILE = "verification.json"
@@ -130,13 +131,6 @@ def load_record(path: Path) -> VerificationRecord:
     return record
 
 
-def _find_root(path: Path) -> Path | None:
-    for candidate in path.parents:
-        if (candidate / "lakefile.lean").is_file() and (candidate / "Formal").is_dir():
-            return candidate
-    return None
-
-
 def _import_closure(root: Path, rel: str) -> list[str]:
     """``rel`` and the repository-relative paths of the ``Formal`` modules it imports, transitively."""
     from pybridge.lean.decls import module_path, read_lean, scan_text
@@ -169,7 +163,7 @@ def verification_status(lean_file: Path) -> tuple[bool, str]:
     path = Path(lean_file).resolve()
     if not path.is_file():
         return False, f"{lean_file}: no such file"
-    root = _find_root(path)
+    root = next((candidate for candidate in path.parents if is_checkout(candidate)), None)
     if root is None:
         return False, f"{lean_file}: not inside a topos-bridge checkout"
     try:

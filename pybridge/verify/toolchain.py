@@ -21,12 +21,12 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pybridge.errors import ToolchainMissing, VerificationFailed, WriteError
+from pybridge.errors import ToolchainMissing, VerificationFailed
+from pybridge.files import write_atomic
 from pybridge.lean.audit import run_audit
 from pybridge.lean.claims import CLAIMS_NAMESPACE, load_ledger
 from pybridge.lean.decls import lean_sources
@@ -328,18 +328,7 @@ def source_hashes(root: Path) -> dict[str, str]:
 def write_record(root: Path, record: VerificationRecord) -> Path:
     """Write ``verification.json`` atomically (a temporary file in the same directory, then a rename)."""
     target = root / VERIFICATION_FILE
-    payload = json.dumps(record.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".verification.", suffix=".json.tmp", dir=root)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(payload)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as err:
-        raise WriteError(f"{target}: cannot write ({err.strerror})") from None
+    write_atomic(target, json.dumps(record.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n")
     return target
 
 
