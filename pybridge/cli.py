@@ -25,6 +25,9 @@ app = typer.Typer(
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: Exit status for a run that ran out of memory (torch allocation failure or MemoryError).
+OUT_OF_MEMORY = 14
+
 
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print ``error: message`` on stderr and return the Exit to raise."""
@@ -41,6 +44,15 @@ def user_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except BridgeError as err:
             raise fail(str(err), err.exit_code) from None
+        except MemoryError:
+            raise fail("out of memory: choose smaller dimensions", OUT_OF_MEMORY) from None
+        except RuntimeError as err:  # torch reports allocation failures as RuntimeError subclasses
+            text = str(err)
+            if "out of memory" in text.lower() or "can't allocate memory" in text:
+                first = text.strip().splitlines()[0] if text.strip() else "allocation failed"
+                message = f"out of memory ({first[:160]}): choose smaller dimensions"
+                raise fail(message, OUT_OF_MEMORY) from None
+            raise
 
     return wrapper  # type: ignore[return-value]
 

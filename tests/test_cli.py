@@ -131,6 +131,18 @@ def test_demo_runs(tmp_path: Path) -> None:
     assert "max abs error" in result.stdout and "FAIL" not in result.stdout
 
 
+def test_demo_refuses_a_bad_out_before_doing_anything(tmp_path: Path) -> None:
+    plain = tmp_path / "file.py"
+    plain.write_text("precious\n")
+    result = run("demo", "--out", str(plain))
+    assert result.exit_code == 2 and "not a directory" in result.output
+    assert "The Zoo" not in result.output
+    (tmp_path / "attention.py").write_text("precious\n")
+    result = run("demo", "--out", str(tmp_path))
+    assert result.exit_code == 6 and "demo does not replace files" in result.output
+    assert (tmp_path / "attention.py").read_text() == "precious\n"
+
+
 def test_schema_validates_show_json() -> None:
     """The JSON schema printed by `schema` describes the terms printed by `show --json`."""
     import pydantic
@@ -142,3 +154,11 @@ def test_schema_validates_show_json() -> None:
     term = json.loads(run("show", "moe", "--json").stdout)["term"]
     again = pydantic.TypeAdapter(Term).validate_python(term)
     assert again.model_dump(mode="json") == term
+
+
+def test_out_of_memory_is_one_line() -> None:
+    """A layer too large to allocate is reported in one line with its own exit status, not a traceback."""
+    result = run("check", "mlp", "-p", "d_in=200000", "-p", "d_hidden=200000", "-p", "d_out=2")
+    assert result.exit_code == 14, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: out of memory")

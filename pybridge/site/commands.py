@@ -15,7 +15,7 @@ import torch
 import typer
 from pydantic import BaseModel, ConfigDict
 
-from pybridge.errors import CheckFailed, SiteError, TargetError, UsageError
+from pybridge.errors import CheckFailed, OutputExistsError, SiteError, TargetError, UsageError
 from pybridge.site.fork import Site
 from pybridge.site.graph import LayerGraph, extract
 from pybridge.site.omega import GLOBAL_OMEGA_LIMIT, DownsetCounter, global_omega, omega_sizes
@@ -51,16 +51,10 @@ class SiteReport(BaseModel):
 
 
 def _params(param: list[str] | None) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for item in param or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.isidentifier():
-            raise UsageError(f"--param {item!r}: expected NAME=INTEGER")
-        try:
-            out[key] = int(value)
-        except ValueError:
-            raise UsageError(f"--param {item!r}: {value!r} is not an integer") from None
-    return out
+    """``--param NAME=VALUE`` options, parsed as for every other command."""
+    from pybridge.commands import parse_params
+
+    return parse_params(param)
 
 
 def _target(target: str, param: list[str] | None) -> Target:
@@ -229,7 +223,7 @@ def _weight_rows(graph: LayerGraph, tgt: Target, row: Callable[..., None]) -> No
 
 def register(app: typer.Typer) -> None:
     """Add ``site``, ``presheaf`` and ``equivariance`` to ``app``."""
-    from pybridge.cli import fail, user_errors
+    from pybridge.cli import user_errors
 
     @app.command("site")
     @user_errors
@@ -248,10 +242,11 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """The Belfiore-Bennequin site of a model: counts, thinness, every |Omega(x)|, a picture."""
-        from pybridge.site.picture import render_hasse, write_atomic
+        from pybridge.files import write_atomic
+        from pybridge.site.picture import render_hasse
 
         if png is not None and png.exists() and not force:
-            raise fail(f"{png}: exists; pass --force to overwrite it", 6)
+            raise OutputExistsError(f"{png}: already exists (use --force to replace it)")
         tgt, graph = _load(target, param)
         report, site = site_report(tgt.name, graph, raw=raw)
         if png is not None:

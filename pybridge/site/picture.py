@@ -9,13 +9,9 @@ is overwritten only with ``force``.
 
 from __future__ import annotations
 
-import os
 import struct
-import tempfile
 import zlib
-from pathlib import Path
 
-from pybridge.errors import OutputExistsError, WriteError
 from pybridge.site.fork import Poset
 
 _COLOURS = {
@@ -87,22 +83,3 @@ def render_hasse(poset: Poset, outputs: set[str] | None = None, cell: int = 14, 
     return _png(width, height, img)
 
 
-def write_atomic(path: Path, data: bytes, *, force: bool = False) -> None:
-    """Write ``data`` to ``path`` via a temporary file and a rename; refuse to overwrite without ``force``."""
-    if path.exists() and not force:
-        raise OutputExistsError(f"{path}: exists; pass --force to overwrite it")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise WriteError(f"{path}: folder {str(folder)!r} does not exist")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
-    except OSError as err:
-        raise WriteError(f"{path}: cannot write ({err.strerror or err})") from None
