@@ -22,17 +22,24 @@ namespace Formal.PL
 
 /-! ## Order facts of core's `Rat`, with `<` -/
 
-/-- `<` on `Rat` is irreflexive. -/
-theorem rat_lt_irrefl (a : Rat) : ¬ a < a :=
-  fun h => Rat.ne_of_lt h rfl
+/-- `<` on `Rat` is irreflexive. (Each helper below tries the proof checked against core's
+`Init/Data/Rat/Lemmas.lean` first; the later `first` alternatives only guard against a core lemma
+being renamed or restated, and are never reached when the first one elaborates.) -/
+theorem rat_lt_irrefl (a : Rat) : ¬ a < a := by
+  first
+  | exact fun h => Rat.ne_of_lt h rfl
+  | exact Rat.lt_irrefl
+  | exact Rat.lt_irrefl a
 
 /-- `<` on `Rat` is transitive: `a ≤ c` by transitivity of `≤`, and `a = c` would give
 `c < b` and `b < c`. -/
 theorem rat_lt_trans {a b c : Rat} (hab : a < b) (hbc : b < c) : a < c := by
-  refine Rat.lt_of_le_of_ne (Rat.le_trans (Rat.le_of_lt hab) (Rat.le_of_lt hbc)) ?_
-  intro hac
-  subst hac
-  exact Rat.not_le.mpr hbc (Rat.le_of_lt hab)
+  first
+  | refine Rat.lt_of_le_of_ne (Rat.le_trans (Rat.le_of_lt hab) (Rat.le_of_lt hbc)) ?_
+    intro hac
+    subst hac
+    exact Rat.not_le.mpr hbc (Rat.le_of_lt hab)
+  | exact Rat.lt_trans hab hbc
 
 /-- `<` on `Rat` is total: neither `a < b` nor `b < a` means `b ≤ a` and `a ≤ b`. -/
 theorem rat_lt_trichotomy (a b : Rat) : a < b ∨ a = b ∨ b < a :=
@@ -41,19 +48,37 @@ theorem rat_lt_trichotomy (a b : Rat) : a < b ∨ a = b ∨ b < a :=
   else Or.inr (Or.inl (Rat.le_antisymm (Rat.not_lt.mp hba) (Rat.not_lt.mp hab)))
 
 /-- Adding on the left preserves `<` on `Rat` (from core's `≤` version, `Rat.add_le_add_left`). -/
-theorem rat_add_lt_add_left {a b : Rat} (c : Rat) (h : a < b) : c + a < c + b :=
-  Rat.not_le.mp (fun (hle : c + b ≤ c + a) => Rat.not_le.mpr h (Rat.add_le_add_left.mp hle))
+theorem rat_add_lt_add_left {a b : Rat} (c : Rat) (h : a < b) : c + a < c + b := by
+  first
+  | exact Rat.not_le.mp (fun (hle : c + b ≤ c + a) => Rat.not_le.mpr h (Rat.add_le_add_left.mp hle))
+  | exact (Rat.add_lt_add_left (c := c)).mpr h
+  | exact Rat.add_lt_add_left h c
 
 /-- Multiplying on the left by a positive rational preserves `<`. -/
-theorem rat_mul_lt_mul_left {a b c : Rat} (hc : 0 < c) (h : a < b) : c * a < c * b :=
-  Rat.mul_lt_mul_of_pos_left h hc
+theorem rat_mul_lt_mul_left {a b c : Rat} (hc : 0 < c) (h : a < b) : c * a < c * b := by
+  first
+  | exact Rat.mul_lt_mul_of_pos_left h hc
+  | exact (Rat.mul_lt_mul_left hc).mpr h
 
-/-- A nonzero rational times its inverse is `1`. -/
-theorem rat_mul_inv (a : Rat) (h : a ≠ 0) : a * Rat.inv a = 1 :=
-  Rat.mul_inv_cancel a h
+/-- A nonzero rational times its inverse is `1` (core states it with `a⁻¹`, which is `Rat.inv a`
+by unfolding the `Inv Rat` instance). -/
+theorem rat_mul_inv (a : Rat) (h : a ≠ 0) : a * Rat.inv a = 1 := by
+  first
+  | exact Rat.mul_inv_cancel a h
+  | exact Rat.mul_inv_cancel h
 
-/-- `0 < 1` in `Rat`, by evaluation (as core proves it for its `OrderedRing Rat` instance). -/
-theorem rat_zero_lt_one : (0 : Rat) < 1 := by decide
+/-- `a + -a = 0` in `Rat`. -/
+theorem rat_add_neg (a : Rat) : a + -a = 0 := by
+  first
+  | exact Rat.add_neg_cancel a
+  | exact (Rat.add_comm a (-a)).trans (Rat.neg_add_cancel a)
+
+/-- `0 < 1` in `Rat`, by evaluation (core proves `(0 : Rat) ≠ 1` for its `Lean.Grind.Field Rat`
+instance the same way, `by decide`). -/
+theorem rat_zero_lt_one : (0 : Rat) < 1 := by
+  first
+  | decide
+  | exact rfl
 
 /-- The inverse of a positive rational is positive: core's `Rat.inv_pos`. The second branch, tried
 only if that lemma is missing or restated, derives it from trichotomy: `a⁻¹ = 0` gives `1 = 0`,
@@ -72,7 +97,7 @@ theorem rat_inv_pos (a : Rat) (h : 0 < a) : 0 < Rat.inv a := by
         rw [h1] at h2
         exact absurd h2 (rat_lt_irrefl 1)
       | inr hneg =>
-        have h3 : a * Rat.inv a < a * 0 := Rat.mul_lt_mul_of_pos_left hneg h
+        have h3 : a * Rat.inv a < a * 0 := rat_mul_lt_mul_left h hneg
         rw [rat_mul_inv a (Rat.ne_of_gt h), Rat.mul_zero] at h3
         exact absurd (rat_lt_trans rat_zero_lt_one h3) (rat_lt_irrefl 0)
 
@@ -85,7 +110,7 @@ instance ratOrderedFieldLaws : OrderedFieldLaws Rat where
   add_assoc := fun a b c => Rat.add_assoc a b c
   add_comm := fun a b => Rat.add_comm a b
   zero_add := fun a => Rat.zero_add a
-  add_neg := fun a => Rat.add_neg_cancel a
+  add_neg := fun a => rat_add_neg a
   mul_assoc := fun a b c => Rat.mul_assoc a b c
   mul_comm := fun a b => Rat.mul_comm a b
   one_mul := fun a => Rat.one_mul a

@@ -17,8 +17,8 @@ isomorphism of parameter types that transports `f.map` to `g.map`. Proved here, 
 * `Para.rightUnitReparam`: `f ; id ≅ f` via `(p, ⋆) ↦ p`;
 * `Para.comp_map_assoc`, `Para.id_comp_map`, `Para.comp_id_map`: the pointwise equations.
 
-Not formalised here: the same laws in an arbitrary cartesian category (they need the coherence of the
-chosen products); the ledger records `Para` in `Type` only.
+The same laws in an arbitrary category with chosen finite products, up to reparametrisation along
+the associator and unitors of the products, are in `Formal/Para/Cartesian.lean`.
 
 Sources: Villani & McBurney §3 (layers as parametrised morphisms, the `Para` construction of
 Gavranović et al.); Belfiore & Bennequin §1.1 (weights as parameters of the layer maps).
