@@ -18,6 +18,7 @@ import Formal.Zoo.MoE
 import Formal.Category.ChosenProducts
 import Formal.Para.Cartesian
 import Formal.Fam.Preserves
+import Formal.Fam.Unique
 import Formal.Category.Basic
 import Formal.Category.Functor
 import Formal.Category.Limits

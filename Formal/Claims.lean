@@ -14,6 +14,7 @@ import Formal.Fam.Universal
 import Formal.Para.ChooseEval
 import Formal.Para.Cartesian
 import Formal.Fam.Preserves
+import Formal.Fam.Unique
 import Formal.Site.Sieve
 import Formal.Site.Presheaf
 import Formal.Site.PresheafCategory
@@ -172,9 +173,9 @@ def tbFamExtendPreserves : Claim where
 def tbFamExtendUnique : Claim where
   id := "TB.Fam.extendUnique"
   paper := "TB"
-  statement := "Uniqueness in the universal property of Fam C: every coproduct-preserving functor G : Fam C ⥤ D with embed ⋙ G ≅ F is naturally isomorphic to extend K F. Not formalised in this library (only existence and coproduct preservation are proved)."
-  status := .outOfScope
-  decls := []
+  statement := "Uniqueness in the universal property of Fam C: every family A = (I, X) is the coproduct in Fam C of the one-element families embed (X i) (injections reindexing ⋆ ↦ i with identity components); if G : Fam C ⥤ D sends each such decomposition to a coproduct cocone in D (PreservesDecomposition, implied by PreservesCoproducts: the image of every Type w-indexed coproduct cocone is a coproduct cocone; extend K F satisfies it) and embed ⋙ G ≅ F, then G ≅ extend K F as functors (a natural isomorphism, whose component at A compares the two coproducts summand by summand)."
+  status := .proved
+  decls := [``Formal.CategoryTheory.Fam.extendUnique, ``Formal.CategoryTheory.Fam.extendUniqueOfDecomposition, ``Formal.CategoryTheory.Fam.extendUniqueIsoApp, ``Formal.CategoryTheory.Fam.extendUniqueIsoApp_naturality, ``Formal.CategoryTheory.Fam.embedIsCoproduct, ``Formal.CategoryTheory.Fam.embedι, ``Formal.CategoryTheory.Fam.PreservesDecomposition, ``Formal.CategoryTheory.Fam.PreservesCoproducts, ``Formal.CategoryTheory.Fam.PreservesCoproducts.toPreservesDecomposition, ``Formal.CategoryTheory.Fam.extendPreservesCoproducts, ``Formal.CategoryTheory.IsCoproduct.isoOfComponents, ``Formal.CategoryTheory.NatIso.ofComponents]
 
 def tbParaAssoc : Claim where
   id := "TB.Para.assoc"

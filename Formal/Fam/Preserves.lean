@@ -18,9 +18,9 @@ General lemmas used for the transport: `IsCoproduct.uniqueUpToIso` (two coproduc
 isomorphic), `IsCoproduct.ofIso` (a cocone isomorphic to a coproduct cocone is one) and
 `Functor.mapIso` (functors preserve isomorphisms).
 
-Not formalised here: the *uniqueness* half of the universal property, that every
-coproduct-preserving `G : Fam C ⥤ D` with `embed ⋙ G ≅ F` is naturally isomorphic to `extend K F`.
-The ledger records it as out of scope.
+The *uniqueness* half of the universal property, that every coproduct-preserving
+`G : Fam C ⥤ D` with `embed ⋙ G ≅ F` is naturally isomorphic to `extend K F`, is in
+`Formal/Fam/Unique.lean`.
 
 Sources: the free coproduct completion as the home of "sums of layers" (Villani & McBurney §3–4,
 mixtures of experts and multi-head layers).

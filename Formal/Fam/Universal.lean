@@ -12,9 +12,8 @@ Given chosen coproducts `K : Coproducts.{w} D` in a category `D` and a functor `
   natural isomorphism `embed ⋙ extend K F ≅ F` (components: the copairing `∐_{PUnit} F X ⟶ F X` of
   the identity and the injection back).
 
-That `extend K F` preserves coproducts is proved in `Formal/Fam/Preserves.lean`. Not formalised:
-that it is unique up to isomorphism among coproduct-preserving extensions (out of scope in the
-ledger, `TB.Fam.extendUnique`).
+That `extend K F` preserves coproducts is proved in `Formal/Fam/Preserves.lean`, and that it is
+unique up to isomorphism among coproduct-preserving extensions in `Formal/Fam/Unique.lean`.
 
 Sources: the free coproduct completion as the home of "sums of layers" (Villani & McBurney §3–4,
 mixtures of experts and multi-head layers).
