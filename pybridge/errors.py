@@ -96,3 +96,8 @@ class SiteError(BridgeError):
     """A layer graph or site the construction cannot handle: a cycle, or a site too large to count."""
 
     exit_code = 13
+
+
+class NotExactError(BridgeError):
+    """An operation with no exact rational value (``exp``, ``sqrt``) met by the exact interpreter of
+    ``Arch.eval`` (``pybridge.laws.exact``)."""
