@@ -268,7 +268,7 @@ theorem extendUniqueIsoApp_naturality (K : Coproducts.{w} D) (F : Functor C D)
 def extendUniqueOfDecomposition (K : Coproducts.{w} D) (F : Functor C D)
     {G : Functor (Fam.{w} C) D} (hG : PreservesDecomposition G)
     (e : NatIso (Functor.comp embed G) F) : NatIso G (extend K F) :=
-  NatIso.ofComponents (fun A => extendUniqueIsoApp K F hG e A)
+  NatIso.ofComponents (F := G) (G := extend K F) (fun A => extendUniqueIsoApp K F hG e A)
     (fun α => extendUniqueIsoApp_naturality K F hG e α)
 
 /-- **Universal property of `Fam C`, uniqueness**: every coproduct-preserving `G : Fam C ⥤ D` with
