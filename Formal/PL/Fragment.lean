@@ -244,7 +244,10 @@ theorem mul_not_pl {n : Nat} (f : Arch (.tensor [2]) (.tensor [n + 1])) (hf : Is
     ¬ ∀ x : Fin 2 → α, coord0 (Arch.eval f p x) = x ⟨0, by decide⟩ * x ⟨1, by decide⟩ := by
   intro hmul
   have hc : ShapeCoords LocallyAffine (.tensor [n + 1]) (fun τ => Arch.eval f p (diag2 τ)) :=
-    IsPL.preserves locallyAffine_closure hf p (fun τ => diag2 τ) (fun _ => la_ident)
+    -- `la_ident` ascribed at `α`, so that it is checked against the unfolded coordinate
+    -- `TensorCoords LocallyAffine [] (fun τ => diag2 τ i)` with no pending metavariables.
+    IsPL.preserves locallyAffine_closure hf p (fun τ => diag2 τ)
+      (fun (_ : Fin 2) => (la_ident : LocallyAffine (fun τ : α => τ)))
   have h1 : LocallyAffine (fun τ : α => coord0 (Arch.eval f p (diag2 τ))) := hc ⟨0, Nat.succ_pos n⟩
   have hsq : (fun τ : α => coord0 (Arch.eval f p (diag2 τ))) = (fun τ : α => τ * τ) :=
     funext (fun τ => hmul (diag2 τ))
