@@ -54,6 +54,7 @@ import Formal.Site.PresheafCategory
 import Formal.Site.Omega
 import Formal.Site.Fork
 import Formal.Site.Residual
+import Formal.Site.CopyNormal
 
 -- The claims ledger (imports what it cites)
 import Formal.Claims

@@ -21,6 +21,7 @@ import Formal.Site.PresheafCategory
 import Formal.Site.Omega
 import Formal.Site.Fork
 import Formal.Site.Residual
+import Formal.Site.CopyNormal
 import Formal.PL.Fragment
 import Formal.PL.Rat
 import Formal.Attention.Witness
@@ -306,6 +307,13 @@ def tbSiteNormalThin : Claim where
   status := .proved
   decls := [``Formal.Site.forest_thin, ``Formal.Site.fork_forest, ``Formal.Site.fork_thin_of_forest, ``Formal.Site.normalize_forest, ``Formal.Site.normalize_fork_thin, ``Formal.Site.Residual.normalized_fork_thin, ``Formal.Site.Residual.normalized_unique_paths, ``Formal.Site.instFinPosetResX]
 
+def bbCopyNormal : Claim where
+  id := "TB.Site.copyNormal"
+  paper := "TB"
+  statement := "Thinness of the site built by pybridge site (site orientation: arrows reverse the data flow, forks with tines into the tang, identity copy nodes on the edges into joins). Abstract lemma: in a finite graph, if every vertex that is not a tip has at most one successor and it is not a tip, and every tip has exactly two successors, both non-tips, whose reachable sets are disjoint (which follows from two disjoint forward-closed Boolean predicates), then there is at most one path between any two vertices; no acyclicity needed. On the residual block y = x + f(x) written as a site by hand: the raw site has two paths from f to the tang of the join and is not thin; the copy-normalised site (copy nodes as tips) is thin. Not proved: that the copy-normalised site of every acyclic network satisfies the hypotheses of the lemma, and that the hand-written sites are computed from the data-flow graph."
+  status := .proved
+  decls := [``Formal.Site.thin_of_tips, ``Formal.Site.separated_of_closed, ``Formal.Site.pathCount_eq_zero_of_closed, ``Formal.Site.CopyNormal.rawSite_two_paths, ``Formal.Site.CopyNormal.rawSite_not_thin, ``Formal.Site.CopyNormal.copySite_thin, ``Formal.Site.CopyNormal.copySite_unique_paths]
+
 def bbProp11ii : Claim where
   id := "BB.Prop1.1.ii"
   paper := "BB"
@@ -371,8 +379,8 @@ def bbDerivators : Claim where
 
 /-- The claims of sites, sieves and presheaves. -/
 def siteClaims : List Claim :=
-  [bbProp11i, tbSiteNormalThin, bbProp11ii, bbOmegaHeyting, bbOmegaRestriction, bbPShCategory,
-    bbOmegaPresheaf, bbThm11, bbModelCategory, bbMartinLof, bbDerivators]
+  [bbProp11i, tbSiteNormalThin, bbCopyNormal, bbProp11ii, bbOmegaHeyting, bbOmegaRestriction,
+    bbPShCategory, bbOmegaPresheaf, bbThm11, bbModelCategory, bbMartinLof, bbDerivators]
 
 /-- The whole ledger. -/
 def ledger : List Claim :=
