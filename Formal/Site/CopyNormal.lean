@@ -95,8 +95,9 @@ theorem sumOver_eq_zero (P : V → Bool) (f : V → Nat) (hf : ∀ w : V, P w = 
     ∀ l : List V, allB P l = true → sumOver f l = 0
   | [], _ => rfl
   | w :: ws, h => by
-    have h1 : f w = 0 := hf w (band_left h)
-    have h2 : sumOver f ws = 0 := sumOver_eq_zero P f hf ws (band_right h)
+    have h1 : f w = 0 := hf w (band_left (a := P w) (b := allB P ws) h)
+    have h2 : sumOver f ws = 0 :=
+      sumOver_eq_zero P f hf ws (band_right (a := P w) (b := allB P ws) h)
     have h3 : f w + sumOver f ws = 0 + 0 := by rw [h1, h2]
     exact Eq.trans h3 (Nat.add_zero 0)
 
@@ -182,19 +183,24 @@ theorem thin_of_tips [DecidableEq V] (g : Graph V) (tip : V → Bool)
       show (if u = v then 1 else sumOver (fun w => pathCount g n w v) (g.succ u)) ≤ 1
       by_cases h : u = v
       · exact Nat.le_of_eq (if_pos h)
-      · rw [if_neg h, hs]
-        show pathCount g n a v + (pathCount g n b v + 0) ≤ 1
-        cases hab n v with
-        | inl h0 =>
-          exact Nat.le_trans
-            (Nat.add_le_add (Nat.le_of_eq h0)
-              (Nat.add_le_add (tipFree_le g tip hout n b v hb) (Nat.le_refl 0)))
-            (by decide)
-        | inr h0 =>
-          exact Nat.le_trans
-            (Nat.add_le_add (tipFree_le g tip hout n a v ha)
-              (Nat.add_le_add (Nat.le_of_eq h0) (Nat.le_refl 0)))
-            (by decide)
+      · have hsum : sumOver (fun w => pathCount g n w v) [a, b] ≤ 1 := by
+          show pathCount g n a v + (pathCount g n b v + 0) ≤ 1
+          cases hab n v with
+          | inl h0 =>
+            exact Nat.le_trans
+              (Nat.add_le_add (Nat.le_of_eq h0)
+                (Nat.add_le_add (tipFree_le g tip hout n b v hb) (Nat.le_refl 0)))
+              (by decide)
+          | inr h0 =>
+            exact Nat.le_trans
+              (Nat.add_le_add (tipFree_le g tip hout n a v ha)
+                (Nat.add_le_add (Nat.le_of_eq h0) (Nat.le_refl 0)))
+              (by decide)
+        have hsucc : sumOver (fun w => pathCount g n w v) (g.succ u) =
+            sumOver (fun w => pathCount g n w v) [a, b] :=
+          congrArg (sumOver (fun w => pathCount g n w v)) hs
+        exact Nat.le_trans (Nat.le_of_eq (if_neg h))
+          (Nat.le_trans (Nat.le_of_eq hsucc) hsum)
 
 /-! ## The residual block `y = x + f(x)` as a site, raw and copy-normalised -/
 
