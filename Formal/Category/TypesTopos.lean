@@ -96,7 +96,7 @@ theorem classify_uniq {U X : Type u} (m : U ⟶ X) (χ : X ⟶ ULift.{u} Prop)
   constructor
   · intro hx
     have hχ : χ x = ULift.up True := ulift_eq_up (χ x) (propext ⟨fun _ => trivial, fun _ => hx⟩)
-    have w : (((fun _ => x) : (PUnit.{u + 1} : Type u) ⟶ X) ≫ χ) =
+    have w : ((show (PUnit.{u + 1} : Type u) ⟶ X from fun _ => x) ≫ χ) =
         (terminalIsTerminal.lift (PUnit.{u + 1} : Type u) ≫ truthMap) :=
       funext fun _ => hχ
     exact ⟨P.lift _ _ w PUnit.unit, congrFun (P.lift_fst _ _ w) PUnit.unit⟩

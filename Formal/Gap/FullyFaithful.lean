@@ -111,7 +111,7 @@ theorem ff_completion_no_mul [OrderedFieldLaws α] {D : Type u₂} [Category.{v�
     (g : Category.Hom (F.obj (PLObj.mk 2)) (F.obj (PLObj.mk 1))) :
     ∃ f : Category.Hom (PLObj.mk (α := α) 2) (PLObj.mk 1),
       F.map f = g ∧
-        ¬ ∀ x : Fin 2 → α, Subtype.val f x ⟨0, by decide⟩ = x ⟨0, by decide⟩ * x ⟨1, by decide⟩ :=
+        ¬ ∀ x : Fin 2 → α, Subtype.val f x ⟨0, Nat.succ_pos 0⟩ = x ⟨0, by decide⟩ * x ⟨1, by decide⟩ :=
   Exists.elim (ff_no_new_maps F hF g) (fun f hf =>
     Exists.intro f (And.intro (And.left hf) (fun hmul =>
       Exists.elim (Subtype.property f) (fun a ha => Exists.elim ha (fun p hp =>

@@ -112,7 +112,7 @@ variable [Transcendental α]
 
 theorem affine_coords {P : (α → α) → Prop} (C : Closure P) {m n : Nat} (W : Fin n → Fin m → α) (b : Fin n → α)
     (x : α → Fin m → α) (hx : TensorCoords P [m] x) :
-    TensorCoords P [n] (fun t => Kernel.affine W b (x t)) := fun i =>
+    TensorCoords P [n] (fun t => Kernel.affine (α := α) W b (x t)) := fun i =>
   C.add (fun t => Scalar.sum m (fun j => W i j * x t j)) (fun _ => b i)
     (sum_closed C m (fun j t => W i j * x t j) (fun j => C.scale (W i j) (fun t => x t j) (hx j)))
     (C.const (b i))

@@ -60,18 +60,18 @@ def chainOk (tip : V → Bool) : List V → Bool
 
 theorem band_left {a b : Bool} (h : (a && b) = true) : a = true := by
   cases a
-  · exact absurd (h : false = true) (by decide)
+  · exact absurd h (by decide : ¬(false = true))
   · rfl
 
 theorem band_right {a b : Bool} (h : (a && b) = true) : b = true := by
   cases a
-  · exact absurd (h : false = true) (by decide)
+  · exact absurd h (by decide : ¬(false = true))
   · exact h
 
 theorem bool_eq_false_of_not {b : Bool} (h : (!b) = true) : b = false := by
   cases b
   · rfl
-  · exact absurd (h : false = true) (by decide)
+  · exact absurd h (by decide : ¬(false = true))
 
 /-- Two vertices told apart by a Boolean predicate are distinct. -/
 theorem ne_of_side {P : V → Bool} {u v : V} (hu : P u = true) (hv : P v = false) : ¬ u = v := by
@@ -89,7 +89,7 @@ theorem sumOver_chainOk (tip : V → Bool) (f : V → Nat) (hf : ∀ w : V, tip 
     have h2 : f w + sumOver f [] ≤ 1 + 0 := Nat.add_le_add h1 (Nat.le_refl 0)
     show f w + sumOver f [] ≤ 1
     exact Nat.le_trans h2 (by decide)
-  | _ :: _ :: _, h => absurd (h : false = true) (by decide)
+  | _ :: _ :: _, h => absurd h (by decide : ¬(false = true))
 
 theorem sumOver_eq_zero (P : V → Bool) (f : V → Nat) (hf : ∀ w : V, P w = true → f w = 0) :
     ∀ l : List V, allB P l = true → sumOver f l = 0
