@@ -4,8 +4,11 @@ import Formal.Category.Limits
 # General lemmas on limits
 
 * Limits are unique up to a unique isomorphism: any two terminal objects, initial objects, binary
-  products and pullbacks of the same cospan are isomorphic (`IsTerminal.uniqueUpToIso`, ...), by an
-  isomorphism that commutes with the cones.
+  products and pullbacks of the same cospan are isomorphic (`IsTerminal.uniqueUpToIso`, ...). For
+  products and pullbacks the comparison isomorphism commutes with the projections
+  (`uniqueUpToIso_hom_fst`, `uniqueUpToIso_hom_snd`), and in all four cases it is the only morphism
+  that does (`uniqueUpToIso_hom_unique`; for terminal and initial objects the cone is empty, so it is
+  the only morphism at all).
 * Pullback pasting (`IsPullback.paste`): if the right square and the left square are pullbacks, so
   is the outer rectangle.
 * Monomorphisms are stable under pullback (`IsPullback.mono_snd`).
@@ -27,12 +30,22 @@ def IsTerminal.uniqueUpToIso {T T' : C} (t : IsTerminal T) (t' : IsTerminal T') 
   hom_inv_id := t.hom_ext _ _
   inv_hom_id := t'.hom_ext _ _
 
+/-- The comparison map between two terminal objects is the only morphism between them. -/
+theorem IsTerminal.uniqueUpToIso_hom_unique {T T' : C} (t : IsTerminal T) (t' : IsTerminal T')
+    (m : T ⟶ T') : m = (t.uniqueUpToIso t').hom :=
+  t'.uniq m
+
 /-- Two initial objects are isomorphic. -/
 def IsInitial.uniqueUpToIso {I I' : C} (t : IsInitial I) (t' : IsInitial I') : Iso I I' where
   hom := t.desc I'
   inv := t'.desc I
   hom_inv_id := t.hom_ext _ _
   inv_hom_id := t'.hom_ext _ _
+
+/-- The comparison map between two initial objects is the only morphism between them. -/
+theorem IsInitial.uniqueUpToIso_hom_unique {I I' : C} (t : IsInitial I) (t' : IsInitial I')
+    (m : I ⟶ I') : m = (t.uniqueUpToIso t').hom :=
+  t.uniq m
 
 /-- Two products of `X` and `Y` are isomorphic. -/
 def IsBinaryProduct.uniqueUpToIso {P P' X Y : C} {fst : P ⟶ X} {snd : P ⟶ Y} {fst' : P' ⟶ X}
@@ -59,6 +72,14 @@ theorem IsBinaryProduct.uniqueUpToIso_hom_snd {P P' X Y : C} {fst : P ⟶ X} {sn
     (h' : IsBinaryProduct fst' snd') : (h.uniqueUpToIso h').hom ≫ snd' = snd :=
   h'.lift_snd fst snd
 
+/-- The comparison isomorphism between two products is the only morphism that commutes with both
+projections. -/
+theorem IsBinaryProduct.uniqueUpToIso_hom_unique {P P' X Y : C} {fst : P ⟶ X} {snd : P ⟶ Y}
+    {fst' : P' ⟶ X} {snd' : P' ⟶ Y} (h : IsBinaryProduct fst snd)
+    (h' : IsBinaryProduct fst' snd') (m : P ⟶ P') (e₁ : m ≫ fst' = fst) (e₂ : m ≫ snd' = snd) :
+    m = (h.uniqueUpToIso h').hom :=
+  h'.uniq fst snd m e₁ e₂
+
 /-- Two pullbacks of the same cospan are isomorphic. -/
 def IsPullback.uniqueUpToIso {P P' X Y Z : C} {fst : P ⟶ X} {snd : P ⟶ Y} {fst' : P' ⟶ X}
     {snd' : P' ⟶ Y} {f : X ⟶ Z} {g : Y ⟶ Z} (h : IsPullback fst snd f g)
@@ -83,6 +104,14 @@ theorem IsPullback.uniqueUpToIso_hom_snd {P P' X Y Z : C} {fst : P ⟶ X} {snd :
     {fst' : P' ⟶ X} {snd' : P' ⟶ Y} {f : X ⟶ Z} {g : Y ⟶ Z} (h : IsPullback fst snd f g)
     (h' : IsPullback fst' snd' f g) : (h.uniqueUpToIso h').hom ≫ snd' = snd :=
   h'.lift_snd fst snd h.condition
+
+/-- The comparison isomorphism between two pullbacks is the only morphism that commutes with both
+projections. -/
+theorem IsPullback.uniqueUpToIso_hom_unique {P P' X Y Z : C} {fst : P ⟶ X} {snd : P ⟶ Y}
+    {fst' : P' ⟶ X} {snd' : P' ⟶ Y} {f : X ⟶ Z} {g : Y ⟶ Z} (h : IsPullback fst snd f g)
+    (h' : IsPullback fst' snd' f g) (m : P ⟶ P') (e₁ : m ≫ fst' = fst) (e₂ : m ≫ snd' = snd) :
+    m = (h.uniqueUpToIso h').hom :=
+  h'.uniq fst snd h.condition m e₁ e₂
 
 /-- **Pullback pasting.** In the diagram
 ```
