@@ -55,6 +55,7 @@ import Formal.Site.Omega
 import Formal.Site.Fork
 import Formal.Site.Residual
 import Formal.Site.CopyNormal
+import Formal.Site.Acyclic
 
 -- The claims ledger (imports what it cites)
 import Formal.Claims

@@ -22,6 +22,7 @@ import Formal.Site.Omega
 import Formal.Site.Fork
 import Formal.Site.Residual
 import Formal.Site.CopyNormal
+import Formal.Site.Acyclic
 import Formal.PL.Fragment
 import Formal.PL.Rat
 import Formal.Attention.Witness
@@ -91,9 +92,9 @@ def tbArchUnit : Claim where
 def tbArchInterchange : Claim where
   id := "TB.Arch.interchange"
   paper := "TB"
-  statement := "Parallel composition is functorial for the semantics: (f ⊗ g) ≫ (f' ⊗ g') and (f ≫ f') ⊗ (g ≫ g') denote the same map, up to regrouping the four weight sets."
+  statement := "Parallel composition is functorial for the semantics, up to reparametrisation: it preserves identities (id ⊗ id denotes the identity of the product, the two trivial parameters dropped) and satisfies the interchange law ((f ⊗ g) ≫ (f' ⊗ g') and (f ≫ f') ⊗ (g ≫ g') denote the same map, up to regrouping the four weight sets)."
   status := .proved
-  decls := [``Formal.Arch.eval_par_comp]
+  decls := [``Formal.Arch.eval_par_id, ``Formal.Arch.eval_par_comp]
 
 /-- The claims of the layer syntax and the Zoo. -/
 def networkClaims : List Claim := [tbArchAssoc, tbArchUnit, tbArchInterchange]
@@ -118,9 +119,9 @@ def tbCatTypePretopos : Claim where
 def tbCatLimitsUnique : Claim where
   id := "TB.Cat.limitsUnique"
   paper := "TB"
-  statement := "Limits are unique up to isomorphism: any two terminal objects, initial objects, binary products, or pullbacks of the same cospan are isomorphic, compatibly with the cones."
+  statement := "Limits are unique up to a unique isomorphism: any two terminal objects, initial objects, binary products, or pullbacks of the same cospan are isomorphic; for products and pullbacks the comparison isomorphism commutes with the two projections; and in all four cases the comparison map is the only morphism that commutes with the cone legs (for terminal and initial objects, whose cones are empty, the only morphism at all)."
   status := .proved
-  decls := [``Formal.CategoryTheory.IsTerminal.uniqueUpToIso, ``Formal.CategoryTheory.IsInitial.uniqueUpToIso, ``Formal.CategoryTheory.IsBinaryProduct.uniqueUpToIso, ``Formal.CategoryTheory.IsPullback.uniqueUpToIso]
+  decls := [``Formal.CategoryTheory.IsTerminal.uniqueUpToIso, ``Formal.CategoryTheory.IsInitial.uniqueUpToIso, ``Formal.CategoryTheory.IsBinaryProduct.uniqueUpToIso, ``Formal.CategoryTheory.IsPullback.uniqueUpToIso, ``Formal.CategoryTheory.IsBinaryProduct.uniqueUpToIso_hom_fst, ``Formal.CategoryTheory.IsBinaryProduct.uniqueUpToIso_hom_snd, ``Formal.CategoryTheory.IsPullback.uniqueUpToIso_hom_fst, ``Formal.CategoryTheory.IsPullback.uniqueUpToIso_hom_snd, ``Formal.CategoryTheory.IsTerminal.uniqueUpToIso_hom_unique, ``Formal.CategoryTheory.IsInitial.uniqueUpToIso_hom_unique, ``Formal.CategoryTheory.IsBinaryProduct.uniqueUpToIso_hom_unique, ``Formal.CategoryTheory.IsPullback.uniqueUpToIso_hom_unique]
 
 def tbCatPullbackPasting : Claim where
   id := "TB.Cat.pullbackPasting"
@@ -303,16 +304,16 @@ def bbProp11i : Claim where
 def tbSiteNormalThin : Claim where
   id := "TB.Site.normalThin"
   paper := "TB"
-  statement := "Repair of BB Prop. 1.1(i): if every vertex of a graph has at most one successor, it has at most one path between any two vertices; the fork construction preserves this; the normal form (unfolding along maximal paths, which turns each fan-out into identity copies) has it for every graph, so the fork site of the normal form is thin. Checked on the residual block, whose normal form has the finite poset of layers ResX. Not proved: that normalisation preserves the function computed by the network."
+  statement := "Thinness and acyclicity of the data-flow fork graph (Formal/Site/Fork.lean: every edge in the data-flow direction, a fork point inserted before each join; not the site of BB, in which only the tines keep the data-flow direction) and of its tree unfolding. If every vertex has at most one successor, there is at most one path between any two vertices; the fork construction preserves this; the tree unfolding along maximal paths has it for every graph, so its fork graph is thin. A rank that drops along every edge makes a graph acyclic (no non-empty path back to its start); the fork construction keeps such a rank, and the tree unfolding has one (the length of a vertex, which is a path), so the fork graph of the tree unfolding of every graph is thin and acyclic. The tree unfolding is a different network: each use of a layer becomes its own vertex, fed by its own copies of the inputs. For the residual block y = x + f(x) the input becomes two unrelated vertices, and the four layers, ordered by the paths (of at most 5 edges) of the fork graph, are the finite poset ResX. Restoring the shared source (one vertex for x feeding both copies) makes the fork graph not thin again (two paths from x to the fork point of the addition), so this is not a repair of Prop. 1.1(i) for the residual block itself; thinness with the shared input kept is TB.Site.copyNormal, in the site's own orientation."
   status := .proved
-  decls := [``Formal.Site.forest_thin, ``Formal.Site.fork_forest, ``Formal.Site.fork_thin_of_forest, ``Formal.Site.normalize_forest, ``Formal.Site.normalize_fork_thin, ``Formal.Site.Residual.normalized_fork_thin, ``Formal.Site.Residual.normalized_unique_paths, ``Formal.Site.instFinPosetResX]
+  decls := [``Formal.Site.forest_thin, ``Formal.Site.fork_forest, ``Formal.Site.fork_thin_of_forest, ``Formal.Site.normalize_forest, ``Formal.Site.normalize_fork_thin, ``Formal.Site.Acyclic, ``Formal.Site.acyclic_of_rank, ``Formal.Site.fork_rankDecreasing, ``Formal.Site.fork_thin_acyclic_of_forest, ``Formal.Site.normalize_rankDecreasing, ``Formal.Site.normalize_fork_thin_acyclic, ``Formal.Site.Residual.normalized_fork_thin, ``Formal.Site.Residual.normalized_fork_thin_acyclic, ``Formal.Site.Residual.normalized_unique_paths, ``Formal.Site.Residual.normalized_verts_resX, ``Formal.Site.Residual.normalized_fork_verts, ``Formal.Site.Residual.normalized_order_resX, ``Formal.Site.instFinPosetResX, ``Formal.Site.Residual.normalizedShared_two_paths, ``Formal.Site.Residual.normalizedShared_fork_not_thin]
 
 def bbCopyNormal : Claim where
   id := "TB.Site.copyNormal"
   paper := "TB"
-  statement := "Thinness of the site built by pybridge site (site orientation: arrows reverse the data flow, forks with tines into the tang, identity copy nodes on the edges into joins). Abstract lemma: in a finite graph, if every vertex that is not a tip has at most one successor and it is not a tip, and every tip has exactly two successors, both non-tips, whose reachable sets are disjoint (which follows from two disjoint forward-closed Boolean predicates), then there is at most one path between any two vertices; no acyclicity needed. On the residual block y = x + f(x) written as a site by hand: the raw site has two paths from f to the tang of the join and is not thin; the copy-normalised site (copy nodes as tips) is thin. Not proved: that the copy-normalised site of every acyclic network satisfies the hypotheses of the lemma, and that the hand-written sites are computed from the data-flow graph."
+  statement := "A thinness criterion for sites in the orientation of pybridge site (arrows reverse the data flow, forks with tines into the tang, identity copy nodes on the edges into joins), checked on one hand-written site. Abstract lemma: in a graph, if every vertex that is not a tip has at most one successor and it is not a tip, and every tip has exactly two successors, both non-tips, whose reachable sets are disjoint (which follows from two disjoint forward-closed Boolean predicates), then there is at most one path between any two vertices (no acyclicity is needed for this conclusion). On the residual block y = x + f(x) written as a site by hand: the raw site is acyclic, has two paths from f to the tang of the join and is not thin; the copy-normalised site (copy nodes as tips, the input shared) is thin and acyclic. Not proved: that the copy-normalised site of every acyclic network satisfies the hypotheses of the lemma, so the thinness of the sites that pybridge site builds rests on its Python check, not on Lean; and that the hand-written sites are computed from the data-flow graph."
   status := .proved
-  decls := [``Formal.Site.thin_of_tips, ``Formal.Site.separated_of_closed, ``Formal.Site.pathCount_eq_zero_of_closed, ``Formal.Site.CopyNormal.rawSite_two_paths, ``Formal.Site.CopyNormal.rawSite_not_thin, ``Formal.Site.CopyNormal.copySite_thin, ``Formal.Site.CopyNormal.copySite_unique_paths]
+  decls := [``Formal.Site.thin_of_tips, ``Formal.Site.separated_of_closed, ``Formal.Site.pathCount_eq_zero_of_closed, ``Formal.Site.CopyNormal.rawSite_two_paths, ``Formal.Site.CopyNormal.rawSite_not_thin, ``Formal.Site.CopyNormal.rawSite_acyclic_not_thin, ``Formal.Site.CopyNormal.copySite_thin, ``Formal.Site.CopyNormal.copySite_thin_acyclic, ``Formal.Site.CopyNormal.copySite_unique_paths]
 
 def bbProp11ii : Claim where
   id := "BB.Prop1.1.ii"

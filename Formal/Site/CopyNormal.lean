@@ -1,17 +1,19 @@
 import Formal.Site.Fork
 
 /-!
-# Thinness of the copy-normalised site (the construction of `pybridge site`)
+# A thinness criterion for sites with copy nodes, checked on the residual block
 
 The Python side (`pybridge/site/`) builds the site `C` of a network in the orientation of
 Belfiore & Bennequin (arXiv 2106.14587 v3, §1.3): arrows *reverse* the data flow (`v → u` when `v`
 reads `u`), and at every join `a` (two or more inputs `a′ᵢ`) the reversed edges of `a` are replaced
 by the fork: tines `a′ᵢ → A★`, `A★ → A` and the handle `a → A`. Its normal form inserts an identity
 copy node on every edge into a join; the Python check finds that site thin on every test model.
-`Formal/Site/Fork.lean` works in data-flow direction with a stronger normal form; this file proves
-thinness for sites of the Python shape, in the site orientation.
+`Formal/Site/Fork.lean` works in data-flow direction with a tree unfolding (the graph of a different
+network); this file gives a thinness criterion for sites of the Python shape, in the site
+orientation, and checks it on one hand-written site.
 
-Why the Python site is thin. Call the copy nodes *tips*. In the copy-normalised site
+Why the copy-normalised site should be thin (the informal argument; it is not formalised, see
+"Not proved" below). Call the copy nodes *tips*. In the copy-normalised site
 (i) a vertex that is not a tip has at most one outgoing arrow (an input has none, a layer with one
 input has its reversed edge, a join `a` only its handle `a → A`, `A★ → A`, `A` none); (ii) a tip is
 read only by its join, whose reversed edges are replaced by the fork, so no arrow ends at a tip, and
@@ -26,13 +28,16 @@ Proved here:
 * `thin_of_tips`: the abstract lemma. Let `tip : V → Bool` mark some vertices. If every non-tip has
   at most one successor and that successor is not a tip (`chainOk`), and every tip has exactly two
   successors `a`, `b`, both non-tips, whose reachable sets are disjoint (`Separated`), then the
-  graph is thin (`Thin`, with the `pathCount` of `Fork.lean`). No acyclicity is needed.
+  graph is thin (`Thin`, with the `pathCount` of `Fork.lean`). No acyclicity is needed for that
+  conclusion; but `Thin` alone does not rule out non-empty loops, so the two sites below are also
+  proved acyclic in `Formal/Site/Acyclic.lean`.
 * `separated_of_closed`: disjointness follows from two forward-closed Boolean predicates
   (`ForwardClosed`) that separate `a` from `b`; this makes the hypotheses checkable by evaluation.
 * On the residual block `y = x + f(x)` of `Formal/Site/Residual.lean`, written as a site in the
   Python orientation: the raw site `CopyNormal.rawSite` has two paths from `f` to `A★`
-  (`rawSite_two_paths`, `rawSite_not_thin`), and the copy-normalised site `CopyNormal.copySite`
-  is thin (`copySite_thin`), by `thin_of_tips`.
+  (`rawSite_two_paths`, `rawSite_not_thin`; it is acyclic: `rawSite_acyclic_not_thin`), and the
+  copy-normalised site `CopyNormal.copySite` is thin (`copySite_thin`), by `thin_of_tips`, and
+  acyclic (`copySite_thin_acyclic`).
 
 Not proved: that the copy-normalised site of *every* data-flow DAG satisfies the hypotheses of
 `thin_of_tips` (points (i)–(iii) above); the two sites below are written out by hand, not computed

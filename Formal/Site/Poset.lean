@@ -6,7 +6,10 @@ reduce the site of a network to a poset `X` (Prop. 1.1: the topos of the network
 presheaves on `X`). This file fixes the order-theoretic vocabulary used by the rest of
 `Formal/Site`: a partial order (`Poset`, written with core's `≤`), a finite poset (`FinPoset`: a
 poset with a complete list of its elements and a decidable order), and one concrete finite poset,
-`ResX`, the poset `X` of the normalised residual block of `Formal/Site/Residual.lean`.
+`ResX`: the layers of the tree unfolding `normalize raw` of the residual block of
+`Formal/Site/Residual.lean`, ordered by the paths of its fork graph (`Residual.normalized_order_resX`).
+In that unfolding the input appears as two unrelated vertices, so `ResX` has no element for the
+shared input: it is the poset of the network `(a, b) ↦ f(a) + b`.
 
 Convention (as in the paper, where arrows of the site point against the data flow): `y ≤ x` means
 that there is a data-flow path from `x` to `y`, so the output layer is the least element and a
@@ -36,18 +39,20 @@ class FinPoset (α : Type u) extends Poset α where
   /-- The order is decidable. -/
   decLe : ∀ a b : α, Decidable (a ≤ b)
 
-/-! ## The poset `X` of the normalised residual block
+/-! ## The poset of the tree unfolding of the residual block
 
-The residual block `y = x + f(x)` after normalisation (`Formal/Site/Fork.lean`,
-`Formal/Site/Residual.lean`) has four layers that are not fork points `A★`: two copies of the input
-(`inMain` feeds the branch `f`, `inSkip` is the skip edge), the branch `branch` and the join `join`
-(the addition). Data flows `inMain → branch → join` and `inSkip → join`. -/
+The tree unfolding `normalize raw` of the residual block `y = x + f(x)` (`Formal/Site/Fork.lean`,
+`Formal/Site/Residual.lean`) has four vertices that are not fork points `A★`: two vertices for the
+input, with no common source (`inMain` feeds the branch `f`, `inSkip` is the skip edge), the branch
+`branch` and the join `join` (the addition). Data flows `inMain → branch → join` and
+`inSkip → join`. `Residual.normalized_order_resX` proves that this order is the path order of the
+fork graph of `normalize raw` on these four vertices. -/
 
-/-- The layers of the normalised residual block. -/
+/-- The layers of the tree unfolding of the residual block. -/
 inductive ResX where
-  /-- The copy of the input that feeds the residual branch. -/
+  /-- The input vertex that feeds the residual branch. -/
   | inMain
-  /-- The copy of the input on the skip connection. -/
+  /-- The input vertex on the skip connection. -/
   | inSkip
   /-- The residual branch `f`. -/
   | branch
@@ -85,7 +90,7 @@ theorem leB_antisymm (a b : ResX) (h₁ : leB a b = true) (h₂ : leB b a = true
 
 end ResX
 
-/-- `X` of the normalised residual block is a finite poset. -/
+/-- `ResX`, the layers of the tree unfolding of the residual block, is a finite poset. -/
 instance instFinPosetResX : FinPoset ResX where
   le := fun a b => ResX.leB a b = true
   le_refl := fun a => ResX.leB_refl a

@@ -1,21 +1,32 @@
 import Formal.Site.Fork
+import Formal.Site.Poset
 
 /-!
-# A residual block: the raw fork site is not thin; its normal form is
+# A residual block: the raw fork graph is not thin; its tree unfolding is
 
 Belfiore & Bennequin (arXiv 2106.14587 v3, §1.3, Prop. 1.1(i)) claim that the category generated
 by the fork graph of a network is a poset. This file checks the claim, by computation, on the
-smallest network with a skip connection, the residual block `y = x + f(x)`:
+smallest network with a skip connection, the residual block `y = x + f(x)`, with the data-flow
+fork graph of `Formal/Site/Fork.lean` (not B&B's site itself: see that file's docstring, and
+`Formal/Site/CopyNormal.lean` for the site in B&B's orientation):
 
 * data-flow graph `raw`: `0 = x` (input), `1 = f` (residual branch), `2 = +` (the join), with edges
   `0 → 1`, `1 → 2`, `0 → 2`;
 * in `fork raw` the join `2` gets its fork point `2★`, and there are two distinct paths
-  `0 → 2★` (directly, and through `f`): the raw site is not thin (`raw_fork_not_thin`), so
-  Prop. 1.1(i) is refuted as stated for networks with fan-out;
-* the normal form `normalized = normalize raw` has the four layers `[0,1,2]`, `[0,2]`, `[1,2]`,
-  `[2]` (two identity copies of the input), and its fork site is thin (`normalized_fork_thin`, an
-  instance of the general `normalize_fork_thin`). Its layers form the finite poset `ResX` of
-  `Formal/Site/Poset.lean`.
+  `0 → 2★` (directly, and through `f`): the fork graph is not thin (`raw_fork_not_thin`), so
+  Prop. 1.1(i) fails for networks with fan-out (it is also acyclic:
+  `raw_fork_acyclic_not_thin` in `Formal/Site/Acyclic.lean`);
+* the tree unfolding `normalized = normalize raw` has the four vertices `[0,1,2]`, `[0,2]`, `[1,2]`,
+  `[2]`: the input `x` becomes two vertices with no common source, so `normalized` is the graph of
+  a different network, `(a, b) ↦ f(a) + b`, which is the residual block only once `a = b = x` is
+  imposed from outside. Its fork graph is thin (`normalized_fork_thin`, an instance of the general
+  `normalize_fork_thin`), and its four layers, ordered by the paths of that fork graph, are the
+  finite poset `ResX` of `Formal/Site/Poset.lean` (`normalized_verts_resX`,
+  `normalized_fork_verts`, `normalized_order_resX`);
+* restoring the shared source (a vertex `[0]` for `x`, feeding both copies: `normalizedShared`)
+  brings the second path back: `normalizedShared_fork_not_thin`. So in the data-flow fork graph
+  thinness is bought by the unfolding; with the shared input kept, thinness holds in the site's
+  own orientation (`Formal/Site/CopyNormal.lean`, `copySite_thin`).
 
 All the concrete facts are decided by evaluation (`decide`) on these small graphs.
 -/
@@ -50,8 +61,8 @@ theorem raw_two_distinct_paths :
 theorem raw_two_paths : pathCount (fork raw) 3 (ForkV.node 0) (ForkV.star 2) = 2 := by
   decide
 
-/-- `BB.Prop1.1.i` refuted as stated: the fork site of the residual block is not thin (the category
-it generates is not a poset). -/
+/-- `BB.Prop1.1.i` refuted as stated: the data-flow fork graph of the residual block is not thin
+(two paths from the input to `2★`). -/
 theorem raw_fork_not_thin : ¬ Thin (fork raw) := by
   intro h
   have h3 : pathCount (fork raw) 3 (ForkV.node 0) (ForkV.star 2) ≤ 1 :=
@@ -59,27 +70,82 @@ theorem raw_fork_not_thin : ¬ Thin (fork raw) := by
   have h21 : (2 : Nat) ≤ 1 := Nat.le_trans (Nat.le_of_eq raw_two_paths.symm) h3
   exact absurd h21 (by decide)
 
-/-- The normal form of the residual block: the input is split into two identity copies. -/
+/-- The tree unfolding (`normalize`) of the residual block: the input becomes two vertices, one per
+use, with no common source. -/
 def normalized : Graph (List Nat) := normalize raw
 
-/-- Its layers: `[0,1,2]` (input copy feeding `f`), `[0,2]` (input copy on the skip edge),
-`[1,2]` (`f`) and `[2]` (the addition). -/
+/-- Its vertices: `[0,1,2]` (the input along the branch `f`), `[0,2]` (the input along the skip
+edge), `[1,2]` (`f`) and `[2]` (the addition). -/
 theorem normalized_verts : normalized.verts = [[0, 1, 2], [0, 2], [1, 2], [2]] := by
   decide
 
-/-- The addition is still a join in the normal form. -/
+/-- The addition is still a join in the tree unfolding. -/
 theorem normalized_isJoin : isJoin normalized [2] = true := by
   decide
 
-/-- In the normal form each input copy reaches the addition by exactly one path. -/
+/-- In the tree unfolding each of the two input vertices reaches the addition by exactly one path
+(of at most 4 edges). -/
 theorem normalized_unique_paths :
     pathCount (fork normalized) 4 (ForkV.node [0, 2]) (ForkV.node [2]) = 1 ∧
     pathCount (fork normalized) 4 (ForkV.node [0, 1, 2]) (ForkV.node [2]) = 1 := by
   decide
 
-/-- `BB.Prop1.1.i` (repaired form) on the residual block: the fork site of the normal form is thin. -/
+/-- The fork graph of the tree unfolding of the residual block is thin. -/
 theorem normalized_fork_thin : Thin (fork normalized) :=
   normalize_fork_thin raw
+
+/-! ## The layers of the tree unfolding form `ResX` -/
+
+/-- The vertex of `normalized` that each element of `ResX` names. -/
+def resLayer : ResX → List Nat
+  | ResX.inMain => [0, 1, 2]
+  | ResX.inSkip => [0, 2]
+  | ResX.branch => [1, 2]
+  | ResX.join => [2]
+
+/-- The vertices of `normalized` are the images under `resLayer` of the four elements of `ResX`,
+listed as in `instFinPosetResX`. -/
+theorem normalized_verts_resX :
+    normalized.verts = mapL resLayer [ResX.inMain, ResX.inSkip, ResX.branch, ResX.join] :=
+  normalized_verts
+
+/-- The fork graph of `normalized` has the four layers and one fork point, `[2]★`. -/
+theorem normalized_fork_verts :
+    (fork normalized).verts =
+      [ForkV.node [0, 1, 2], ForkV.node [0, 2], ForkV.node [1, 2], ForkV.node [2],
+        ForkV.star [2]] := by
+  decide
+
+/-- The order of `ResX` is the path order of the fork graph of `normalized` on its layers: for
+`a b : ResX`, there is a path of at most 5 edges (the graph has 5 vertices) from `resLayer b` to
+`resLayer a` exactly when `ResX.leB a b` (data flows from `b` to `a`, or `a = b`). -/
+theorem normalized_order_resX (a b : ResX) :
+    Nat.ble 1
+        (pathCount (fork normalized) 5 (ForkV.node (resLayer b)) (ForkV.node (resLayer a))) =
+      ResX.leB a b := by
+  cases a <;> cases b <;> decide
+
+/-! ## With the shared source restored, the second path is back -/
+
+/-- The tree unfolding with the shared input restored: the vertex `[0]` (the input `x` itself)
+feeds its two copies `[0, 1, 2]` and `[0, 2]`. This is the residual block again, with an explicit
+identity copy on each use of `x`. -/
+def normalizedShared : Graph (List Nat) where
+  verts := [0] :: normalized.verts
+  succ := fun p => if p = [0] then [[0, 1, 2], [0, 2]] else normalized.succ p
+
+/-- Two paths from the shared input to the fork point `[2]★` of the addition: through each copy. -/
+theorem normalizedShared_two_paths :
+    pathCount (fork normalizedShared) 4 (ForkV.node [0]) (ForkV.star [2]) = 2 := by
+  decide
+
+/-- With the shared source, the data-flow fork graph is not thin again. -/
+theorem normalizedShared_fork_not_thin : ¬ Thin (fork normalizedShared) := by
+  intro h
+  have h4 : pathCount (fork normalizedShared) 4 (ForkV.node [0]) (ForkV.star [2]) ≤ 1 :=
+    h 4 (ForkV.node [0]) (ForkV.star [2])
+  have h21 : (2 : Nat) ≤ 1 := Nat.le_trans (Nat.le_of_eq normalizedShared_two_paths.symm) h4
+  exact absurd h21 (by decide)
 
 end Residual
 
