@@ -12,8 +12,9 @@ defines and proves for every site the library uses:
 
 * `loopCount g n v`: the number of paths `v → w ⇝ v` through a successor `w` of `v`, with the part
   `w ⇝ v` counted as `pathCount g n w v` counts it;
-* `Acyclic g`: `loopCount g n v = 0` for all `n` and `v`, i.e. no non-empty path returns to its
-  start;
+* `Acyclic g`: `loopCount g n v = 0` for all `n` and `v`. A non-empty path from `v` back to `v`,
+  cut at its first return to `v`, would be counted by `loopCount g n v` for `n` at least its
+  length, so an acyclic graph has no such path;
 * `RankDecreasing g rank`: `rank w + 1 ≤ rank u` for every edge `u → w` (checked by `Nat.ble`, so
   that on a finite graph it can be evaluated); `acyclic_of_rank` derives `Acyclic g` from it.
 
@@ -216,7 +217,8 @@ theorem raw_rankDecreasing : RankDecreasing raw rawRank := by
 /-- The raw fork graph of the residual block is acyclic and not thin: `BB.Prop1.1.i` fails on a
 network without cycles. -/
 theorem raw_fork_acyclic_not_thin : Acyclic (fork raw) ∧ ¬ Thin (fork raw) :=
-  ⟨acyclic_of_rank (fork raw) (forkRank rawRank) (fork_rankDecreasing raw rawRank raw_rankDecreasing),
+  ⟨acyclic_of_rank (fork raw) (forkRank rawRank)
+      (fork_rankDecreasing raw rawRank raw_rankDecreasing),
     raw_fork_not_thin⟩
 
 /-- The fork graph of the normal form of the residual block is thin and acyclic. -/

@@ -140,7 +140,9 @@ class LayerGraph:
         """The normal form: an identity ``copy`` node on every edge into a join.
 
         After it every argument of a join is read by that join alone, so no argument of a join is an
-        ancestor of another one, which is what makes the fork category thin (see :mod:`fork`).
+        ancestor of another one (the graph being acyclic). This is the informal reason the fork category
+        becomes thin; it is checked per model by :meth:`Site.thinness` (see :mod:`fork`), not proved in
+        general.
         """
         nodes: dict[str, LayerNode] = {}
         copies: dict[str, str] = dict(self.copies_of)
