@@ -24,6 +24,8 @@ usual reading; the library has no free category to state it in.)
 
 Proved here:
 
+* `pathCount_add_of_rank_le`: under a decreasing rank the path count from `u` is the same for every
+  fuel of at least `rank u` (it then counts all paths);
 * `fork_rankDecreasing`: the fork construction keeps a decreasing rank (`forkRank`: `node a ↦
   2·rank a`, `star b ↦ 2·rank b + 1`), hence `fork_thin_acyclic_of_forest`: a forest with a
   decreasing rank has a thin, acyclic fork graph;
@@ -32,7 +34,8 @@ Proved here:
   thin and acyclic;
 * the residual block of `Formal/Site/Residual.lean`: `fork raw` is acyclic and not thin
   (`Residual.raw_fork_acyclic_not_thin`: the failure of Prop. 1.1(i) is not caused by a cycle), and
-  `fork normalized` is thin and acyclic (`Residual.normalized_fork_thin_acyclic`);
+  `fork normalized` is thin and acyclic (`Residual.normalized_fork_thin_acyclic`), and its path
+  order on the four layers is `ResX` for every fuel `6 + k` (`Residual.normalized_order_resX_stable`);
 * the sites of `Formal/Site/CopyNormal.lean` (site orientation): the raw site is acyclic and not
   thin (`CopyNormal.rawSite_acyclic_not_thin`), the copy-normalised site is thin and acyclic
   (`CopyNormal.copySite_thin_acyclic`).
@@ -122,6 +125,65 @@ theorem acyclic_of_rank [DecidableEq V] (g : Graph V) (rank : V → Nat)
   exact sumOver_eq_zero (fun w => Nat.ble (rank w + 1) (rank v)) (fun w => pathCount g n w v)
     (fun w hw => pathCount_eq_zero_of_rank g rank hr n w v (Nat.le_of_ble_eq_true hw))
     (g.succ v) (hr v)
+
+/-- Two sums over a list agree when every element satisfies `P` and the summands agree where `P`
+holds. -/
+theorem sumOver_congr_of_allB (P : V → Bool) (f f' : V → Nat)
+    (hf : ∀ w : V, P w = true → f w = f' w) :
+    ∀ l : List V, allB P l = true → sumOver f l = sumOver f' l
+  | [], _ => rfl
+  | w :: ws, h => by
+    have h1 : f w = f' w := hf w (band_left (a := P w) (b := allB P ws) h)
+    have h2 : sumOver f ws = sumOver f' ws :=
+      sumOver_congr_of_allB P f f' hf ws (band_right (a := P w) (b := allB P ws) h)
+    show f w + sumOver f ws = f' w + sumOver f' ws
+    exact Eq.trans (congrArg (fun x => x + sumOver f ws) h1) (congrArg (fun x => f' w + x) h2)
+
+/-- Under a decreasing rank a path from `u` has at most `rank u` edges, so one more edge of fuel
+changes no count once the fuel is at least `rank u`. -/
+theorem pathCount_succ_of_rank_le [DecidableEq V] (g : Graph V) (rank : V → Nat)
+    (hr : RankDecreasing g rank) :
+    ∀ (n : Nat) (u v : V), rank u ≤ n → pathCount g (n + 1) u v = pathCount g n u v := by
+  intro n
+  induction n with
+  | zero =>
+    intro u v hu
+    show (if u = v then 1 else sumOver (fun w => pathCount g 0 w v) (g.succ u)) =
+      (if u = v then 1 else 0)
+    by_cases h : u = v
+    · exact Eq.trans (if_pos h) (if_pos h).symm
+    · exact Eq.trans (if_neg h)
+        (Eq.trans
+          (sumOver_eq_zero (fun w => Nat.ble (rank w + 1) (rank u)) (fun w => pathCount g 0 w v)
+            (fun w hw => absurd (Nat.le_trans (Nat.le_of_ble_eq_true hw) hu)
+              (Nat.not_succ_le_zero (rank w)))
+            (g.succ u) (hr u))
+          (if_neg h).symm)
+  | succ n ih =>
+    intro u v hu
+    show (if u = v then 1 else sumOver (fun w => pathCount g (n + 1) w v) (g.succ u)) =
+      (if u = v then 1 else sumOver (fun w => pathCount g n w v) (g.succ u))
+    by_cases h : u = v
+    · exact Eq.trans (if_pos h) (if_pos h).symm
+    · exact Eq.trans (if_neg h)
+        (Eq.trans
+          (sumOver_congr_of_allB (fun w => Nat.ble (rank w + 1) (rank u))
+            (fun w => pathCount g (n + 1) w v) (fun w => pathCount g n w v)
+            (fun w hw => ih w v
+              (Nat.le_of_succ_le_succ (Nat.le_trans (Nat.le_of_ble_eq_true hw) hu)))
+            (g.succ u) (hr u))
+          (if_neg h).symm)
+
+/-- Under a decreasing rank the path count from `u` is the same for every fuel `n + k` with
+`rank u ≤ n`: it counts all paths. -/
+theorem pathCount_add_of_rank_le [DecidableEq V] (g : Graph V) (rank : V → Nat)
+    (hr : RankDecreasing g rank) (u v : V) (n : Nat) (hn : rank u ≤ n) :
+    ∀ k : Nat, pathCount g (n + k) u v = pathCount g n u v
+  | 0 => rfl
+  | k + 1 =>
+    Eq.trans
+      (pathCount_succ_of_rank_le g rank hr (n + k) u v (Nat.le_trans hn (Nat.le_add_right n k)))
+      (pathCount_add_of_rank_le g rank hr u v n hn k)
 
 /-! ## The fork construction and the normal form keep a decreasing rank -/
 
@@ -220,6 +282,27 @@ theorem raw_fork_acyclic_not_thin : Acyclic (fork raw) ∧ ¬ Thin (fork raw) :=
   ⟨acyclic_of_rank (fork raw) (forkRank rawRank)
       (fork_rankDecreasing raw rawRank raw_rankDecreasing),
     raw_fork_not_thin⟩
+
+/-- In the fork graph of `normalized` (rank `forkRank` of the length) every layer of `ResX` has
+rank at most 6. -/
+theorem resLayer_forkRank_le (b : ResX) :
+    forkRank (fun p : List Nat => p.length) (ForkV.node (resLayer b)) ≤ 6 := by
+  cases b <;> decide
+
+/-- `normalized_order_resX` for every bound `6 + k` on the number of edges: every path of the fork
+graph of `normalized` starting at a layer has at most 6 edges (the rank drops along each edge), so
+the order of `ResX` is the path order of that fork graph, whatever the bound. -/
+theorem normalized_order_resX_stable (a b : ResX) (k : Nat) :
+    Nat.ble 1
+        (pathCount (fork normalized) (6 + k) (ForkV.node (resLayer b)) (ForkV.node (resLayer a))) =
+      ResX.leB a b :=
+  Eq.trans
+    (congrArg (Nat.ble 1)
+      (pathCount_add_of_rank_le (fork normalized) (forkRank (fun p : List Nat => p.length))
+        (fork_rankDecreasing normalized (fun p : List Nat => p.length)
+          (normalize_rankDecreasing raw))
+        (ForkV.node (resLayer b)) (ForkV.node (resLayer a)) 6 (resLayer_forkRank_le b) k))
+    (normalized_order_resX a b)
 
 /-- The fork graph of the normal form of the residual block is thin and acyclic. -/
 theorem normalized_fork_thin_acyclic : Thin (fork normalized) ∧ Acyclic (fork normalized) :=

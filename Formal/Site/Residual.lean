@@ -22,7 +22,8 @@ fork graph of `Formal/Site/Fork.lean` (not B&B's site itself: see that file's do
   imposed from outside. Its fork graph is thin (`normalized_fork_thin`, an instance of the general
   `normalize_fork_thin`), and its four layers, ordered by the paths of that fork graph, are the
   finite poset `ResX` of `Formal/Site/Poset.lean` (`normalized_verts_resX`,
-  `normalized_fork_verts`, `normalized_order_resX`);
+  `normalized_fork_verts`, `normalized_order_resX`; for every bound on the path length from 6 on:
+  `normalized_order_resX_stable` in `Formal/Site/Acyclic.lean`);
 * restoring the shared source (a vertex `[0]` for `x`, feeding both copies: `normalizedShared`)
   brings the second path back: `normalizedShared_fork_not_thin`. So in the data-flow fork graph
   thinness is bought by the unfolding; with the shared input kept, thinness holds in the site's
@@ -117,11 +118,12 @@ theorem normalized_fork_verts :
   decide
 
 /-- The order of `ResX` is the path order of the fork graph of `normalized` on its layers: for
-`a b : ResX`, there is a path of at most 5 edges (the graph has 5 vertices) from `resLayer b` to
-`resLayer a` exactly when `ResX.leB a b` (data flows from `b` to `a`, or `a = b`). -/
+`a b : ResX`, there is a path of at most 6 edges from `resLayer b` to `resLayer a` exactly when
+`ResX.leB a b` (data flows from `b` to `a`, or `a = b`). Every bound `6 + k` gives the same answer:
+`Residual.normalized_order_resX_stable` in `Formal/Site/Acyclic.lean`. -/
 theorem normalized_order_resX (a b : ResX) :
     Nat.ble 1
-        (pathCount (fork normalized) 5 (ForkV.node (resLayer b)) (ForkV.node (resLayer a))) =
+        (pathCount (fork normalized) 6 (ForkV.node (resLayer b)) (ForkV.node (resLayer a))) =
       ResX.leB a b := by
   cases a <;> cases b <;> decide
 
