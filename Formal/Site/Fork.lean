@@ -118,7 +118,8 @@ def pathCount [DecidableEq V] (g : Graph V) : Nat → V → V → Nat
 /-- Every vertex has at most one successor: each layer's output is used once. -/
 def Forest (g : Graph V) : Prop := ∀ v : V, (g.succ v).length ≤ 1
 
-/-- Thinness of the path category: at most one path between any two vertices. -/
+/-- Thinness: at most one path (as `pathCount` counts them) between any two vertices. Non-empty
+loops are not seen (`Acyclic` and `twoCycle_thin_not_acyclic` in `Formal/Site/Acyclic.lean`). -/
 def Thin [DecidableEq V] (g : Graph V) : Prop := ∀ (n : Nat) (u v : V), pathCount g n u v ≤ 1
 
 /-- Key lemma: a graph in which every vertex has at most one successor has unique paths. -/
