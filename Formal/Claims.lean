@@ -28,6 +28,7 @@ import Formal.Attention.Witness
 import Formal.Attention.ChooseEval
 import Formal.Gap.FullyFaithful
 import Formal.Gap.Hypotheses
+import Formal.Gap.LineAffine
 import Formal.PL.Breakpoints
 
 /-!
