@@ -146,9 +146,7 @@ theorem common_affine_upto {n : Nat} (u : Fin n → α → α) (hu : ∀ i : Fin
       · exact affineOn_sub hs2 (h1 i e)
     · refine ⟨a1, b1, hs1, fun i hi => ?_⟩
       rcases Nat.eq_or_lt_of_le (Nat.le_of_lt_succ hi) with e | e
-      · have hkn : k < n := by
-          rw [← e]
-          exact i.isLt
+      · have hkn : k < n := Eq.subst (motive := fun z => z < n) e i.isLt
         exact absurd hkn hk
       · exact h1 i e
 
@@ -375,7 +373,7 @@ theorem no_product_morphism_computes_mul {F : CategoryTheory.Functor (LAObj α) 
     (hF : CategoryTheory.Functor.FullyFaithful F) (K : ChosenProducts D)
     (g : Category.Hom (K.prod (F.obj (LAObj.mk 1)) (F.obj (LAObj.mk 1))).pt (F.obj (LAObj.mk 1))) :
     ¬ ComputesOnProduct hF K g (mulMap : (Fin (1 + 1) → α) → (Fin 1 → α)) :=
-  no_product_morphism_computes hF K mul_lineWitness g
+  no_product_morphism_computes (a := 1) (b := 1) hF K mul_lineWitness g
 
 variable [Transcendental α]
 
