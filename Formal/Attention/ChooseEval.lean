@@ -19,7 +19,9 @@ factors the same way (`mlp_factors_eval`).
 The statements here are for `Type`, where the semantics lives. The cartesian closed form is in
 `Formal/Para/ChooseEval.lean`: in any cartesian closed category, `h : X × X ⟶ Y` restricted to the
 diagonal is `⟨curry h, 𝟙⟩ ≫ eval` (`Formal.CategoryTheory.CartesianClosed.choose_eval`), with the
-chosen weights unique (`Formal.CategoryTheory.CartesianClosed.choose_unique`).
+chosen weights unique once `h` is fixed (`Formal.CategoryTheory.CartesianClosed.choose_unique`). The
+factorisation of a given map is not unique: `name_ne_fst_in_types` exhibits, in `Type`, two
+factorisations of the identity of `Bool` with different chosen weights.
 -/
 
 namespace Formal.Attention
