@@ -29,14 +29,16 @@ explicit argument. Every notion they speak about is defined here concretely, ove
 **Checks.** `mul_not_piecewiseAffine`: the product `(x₀, x₁) ↦ x₀ x₁` is not `PiecewiseAffine`
 (along the diagonal it would be one of finitely many affine functions at every point, but each
 agrees with `t ↦ t²` at two points at most), hence not `ContinuousPL` (`mul_not_continuousPL`): so
-`AroraReLU` is not refuted by `Formal.PL.mul_not_pl`. `SemilinearRel` is not vacuous: the graph
-hypothesis of the earlier `semilinear_surj_splits` is now the theorem `SemilinearRel.swap`.
+`AroraReLU` is not refuted by `Formal.PL.mul_not_pl`. `SemilinearRel` is a concrete notion, so
+`DefinableChoice` can no longer be made vacuous by choosing it; the graph hypothesis of the earlier
+`semilinear_surj_splits` is now the theorem `SemilinearRel.swap`.
 
 **The hypotheses.**
 * `DefinableChoice` — o-minimal definable choice for semilinear relations (van den Dries, *Tame
   Topology and O-minimal Structures*, 1998, Ch. 6, (1.2)); the ordered vector space
-  `(α, <, +, (λ·)_{λ∈α})` is o-minimal and its definable sets are the semilinear ones (quantifier
-  elimination, Ch. 1, (7.3)), so this holds over every ordered field. With cell decomposition it
+  `(α, <, +, (λ·)_{λ∈α})` is o-minimal and, by quantifier elimination for ordered vector spaces,
+  its definable sets are the semilinear ones, so the cited theorem applies over every ordered
+  field (not formalised). With cell decomposition it
   makes semilinear sets with (possibly discontinuous) semilinear maps a pretopos: our reading of
   VM.C1. The one consequence derived here is `semilinear_surj_splits`; the pretopos itself is not
   constructed.
@@ -214,6 +216,7 @@ section Swap
 
 variable {α : Type u} [Scalar α] [OrderedFieldLaws α]
 
+/-- The affine form with the two blocks exchanged has the same value. -/
 theorem linVal_swap {m n : Nat} (a : Fin m → α) (c : Fin n → α) (b : α) (x : Fin m → α)
     (y : Fin n → α) : linVal c a b y x = linVal a c b x y := by
   show dot c y + dot a x + b = dot a x + dot c y + b
