@@ -108,7 +108,7 @@ theorem choose_unique {X Y : C} (h : (K.prod X X).pt ⟶ Y) (c : X ⟶ K.exp X Y
     (e : K.uncurry c = h) : c = K.curry h :=
   K.curry_unique h c e
 
-/-- **Every map factors through its name.** For every `f : X ⟶ Y`,
+/-- **VM.C3.factorisation (every map factors through its name).** For every `f : X ⟶ Y`,
 `f = ⟨curry (snd ≫ f), 𝟙⟩ ≫ eval`: `choose_eval` with `h := snd ≫ f`, whose chosen weights
 `curry (snd ≫ f)` (the name of `f`) ignore the input. So the factorisation `⟨choose, 𝟙⟩ ≫ eval`
 exists for every map and does not single out any class of maps. -/
@@ -119,7 +119,7 @@ theorem factors_through_name {X Y : C} (f : X ⟶ Y) :
       ((Category.assoc (K.diag X) (K.prod X X).snd f).trans
         (K.choose_eval ((K.prod X X).snd ≫ f))))
 
-/-- The same map also factors through the other projection: `f = ⟨curry (fst ≫ f), 𝟙⟩ ≫ eval`.
+/-- **VM.C3.factorisation.** The same map also factors through the other projection: `f = ⟨curry (fst ≫ f), 𝟙⟩ ≫ eval`.
 With `factors_through_name`, a map has (at least) these two factorisations through `choose`; this
 theorem does not prove that they differ. -/
 theorem factors_through_fst {X Y : C} (f : X ⟶ Y) :
