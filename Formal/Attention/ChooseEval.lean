@@ -83,8 +83,8 @@ theorem mlp_factors_eval (d_in d_hidden d_out : Nat)
       Arch.eval (Zoo.mlp d_in d_hidden d_out) p = evalMap ∘ pairing c (fun x => x) :=
   every_map_factors_eval (Arch.eval (Zoo.mlp d_in d_hidden d_out) p)
 
-/-- **VM.C3.factorisation (the factorisation of a given map is not unique).** In `Type` (the cartesian closed structure
-`Types.typeCartesianClosed`), the identity of `Bool` factors as `⟨curry h, 𝟙⟩ ≫ eval` both with
+/-- **VM.C3.factorisation (the factorisation of a given map is not unique).** In `Type` (the
+cartesian closed structure `Types.typeCartesianClosed`), the identity of `Bool` factors as `⟨curry h, 𝟙⟩ ≫ eval` both with
 `h = snd ≫ 𝟙` (its constant name, `CartesianClosed.factors_through_name`) and with `h = fst ≫ 𝟙`
 (`CartesianClosed.factors_through_fst`), and the two chosen weights differ: at `true`, the first is
 the identity of `Bool` (value `false` at `false`), the second the constant `true`. -/

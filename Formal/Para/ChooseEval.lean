@@ -119,9 +119,10 @@ theorem factors_through_name {X Y : C} (f : X ⟶ Y) :
       ((Category.assoc (K.diag X) (K.prod X X).snd f).trans
         (K.choose_eval ((K.prod X X).snd ≫ f))))
 
-/-- **VM.C3.factorisation.** The same map also factors through the other projection: `f = ⟨curry (fst ≫ f), 𝟙⟩ ≫ eval`.
-With `factors_through_name`, a map has (at least) these two factorisations through `choose`; this
-theorem does not prove that they differ. -/
+/-- **VM.C3.factorisation.** The same map also factors through the other projection:
+`f = ⟨curry (fst ≫ f), 𝟙⟩ ≫ eval`. With `factors_through_name`, a map has (at least) these two
+factorisations through `choose`; this theorem does not prove that they differ
+(`Formal.Attention.name_ne_fst_in_types` shows that they do for the identity of `Bool` in `Type`). -/
 theorem factors_through_fst {X Y : C} (f : X ⟶ Y) :
     f = K.chooseMap ((K.prod X X).fst ≫ f) ≫ K.eval X Y :=
   (Category.id_comp f).symm.trans
