@@ -20,6 +20,8 @@ all of those maps between Euclidean spaces and repeats the argument there.
   coordinates of `f` along the line are affine at once (`common_affine`, finitely many coordinates),
   `f` maps the line segment onto a segment of another line, along which `g` is locally affine.
 * Every PL-fragment map of `PLCat` is `LineAffine` (`lineAffine_of_plHom`).
+* `αᵃ⁺ᵇ` with the two coordinate projections `laFst`, `laSnd` is a product of `αᵃ` and `αᵇ` in
+  `LACat` (`laProdIsProduct`; the pairing is concatenation, `laLift`).
 
 **It contains every semilinear map, continuous or not (argument, not formalised).** The restriction
 of a semilinear map `f : αᵐ → αⁿ` to a line, in one output coordinate, is a function `α → α` whose
@@ -32,7 +34,7 @@ to `LineAffine` is not proved in Lean.
 
 **VM.C3 in this category.** Let `F : LACat ⥤ D` be fully faithful and preserve binary products:
 `D` has chosen products `K`, and the comparison `F(αᵃ⁺ᵇ) ⟶ F(αᵃ) × F(αᵇ)`, paired from the images of
-the two projections, has an inverse (`PreservesBinaryProducts`). A morphism `g : F(αᵐ) ⟶ F(αⁿ)`
+the two product projections of `LACat`, has an inverse (`PreservesBinaryProducts`). A morphism `g : F(αᵐ) ⟶ F(αⁿ)`
 *computes* `h : αᵐ → αⁿ` when the unique preimage of `g` under `F` has underlying function `h`
 (`Computes`); a morphism `g : F(αᵃ) × F(αᵇ) ⟶ F(αⁿ)` computes `h : αᵃ⁺ᵇ → αⁿ` when the comparison
 followed by `g` does (`ComputesOnProduct`).
@@ -225,6 +227,94 @@ def laFst (a b : Nat) : Category.Hom (LAObj.mk (α := α) (a + b)) (LAObj.mk a) 
 def laSnd (a b : Nat) : Category.Hom (LAObj.mk (α := α) (a + b)) (LAObj.mk b) :=
   (Subtype.mk (projSnd a b) (lineAffine_projSnd a b) : LAHom α (a + b) b)
 
+/-! ## `αᵃ⁺ᵇ` is a product of `αᵃ` and `αᵇ` in `LACat` -/
+
+/-- `a ≤ i < a + b` gives `i - a < b`. -/
+theorem sub_lt_of_not_lt {a b i : Nat} (h : ¬ i < a) (hi : i < a + b) : i - a < b :=
+  Nat.sub_lt_left_of_lt_add ((Nat.lt_or_ge i a).resolve_left h) hi
+
+/-- `a + k < a` never holds. -/
+theorem not_add_lt_self (a k : Nat) : ¬ a + k < a :=
+  fun h => Nat.lt_irrefl a (Nat.lt_of_le_of_lt (Nat.le_add_right a k) h)
+
+/-- Concatenation `(y, z) ↦ y ++ z : αᵃ⁺ᵇ` of `y : αᵃ` and `z : αᵇ`. -/
+def concatV {a b : Nat} (y : Fin a → α) (z : Fin b → α) : Fin (a + b) → α := fun i =>
+  if h : i.val < a then y ⟨i.val, h⟩ else z ⟨i.val - a, sub_lt_of_not_lt h i.isLt⟩
+
+/-- The first `a` coordinates of a concatenation. -/
+theorem concatV_castAdd {a b : Nat} (y : Fin a → α) (z : Fin b → α) (i : Fin a) :
+    concatV y z (Fin.castAdd b i) = y i :=
+  dif_pos i.isLt
+
+/-- The last `b` coordinates of a concatenation. -/
+theorem concatV_natAdd {a b : Nat} (y : Fin a → α) (z : Fin b → α) (j : Fin b) :
+    concatV y z (Fin.natAdd a j) = z j := by
+  have hn : ¬ (Fin.natAdd a j).val < a := not_add_lt_self a j.val
+  have e1 : concatV y z (Fin.natAdd a j) =
+      z ⟨(Fin.natAdd a j).val - a, sub_lt_of_not_lt hn (Fin.natAdd a j).isLt⟩ :=
+    dif_neg hn
+  have e2 : (⟨(Fin.natAdd a j).val - a, sub_lt_of_not_lt hn (Fin.natAdd a j).isLt⟩ : Fin b) = j :=
+    Fin.eq_of_val_eq (@Nat.add_sub_cancel_left a j.val)
+  exact e1.trans (congrArg z e2)
+
+/-- A vector of `αᵃ⁺ᵇ` is the concatenation of its two blocks. -/
+theorem concatV_unique {a b : Nat} (y : Fin a → α) (z : Fin b → α) (u : Fin (a + b) → α)
+    (hy : ∀ i : Fin a, u (Fin.castAdd b i) = y i) (hz : ∀ j : Fin b, u (Fin.natAdd a j) = z j) :
+    u = concatV y z := by
+  apply funext
+  intro i
+  rcases Nat.lt_or_ge i.val a with h | h
+  · have e : i = Fin.castAdd b ⟨i.val, h⟩ := Fin.eq_of_val_eq rfl
+    have d : concatV y z i = y ⟨i.val, h⟩ := dif_pos h
+    exact (congrArg u e).trans ((hy ⟨i.val, h⟩).trans d.symm)
+  · have hn : ¬ i.val < a := fun h' => Nat.lt_irrefl a (Nat.lt_of_le_of_lt h h')
+    obtain ⟨k, hk⟩ := Nat.le.dest h
+    have hsub : i.val - a = k := by
+      rw [← hk]
+      exact @Nat.add_sub_cancel_left a k
+    have hval : i.val = a + (i.val - a) := by
+      rw [hsub]
+      exact hk.symm
+    have e : i = Fin.natAdd a ⟨i.val - a, sub_lt_of_not_lt hn i.isLt⟩ := Fin.eq_of_val_eq hval
+    have d : concatV y z i = z ⟨i.val - a, sub_lt_of_not_lt hn i.isLt⟩ := dif_neg hn
+    exact (congrArg u e).trans ((hz ⟨i.val - a, sub_lt_of_not_lt hn i.isLt⟩).trans d.symm)
+
+/-- The pairing of two `LineAffine` maps is `LineAffine`: each output coordinate is a coordinate
+of one of them. -/
+theorem lineAffine_concat {w a b : Nat} {f : (Fin w → α) → (Fin a → α)}
+    {g : (Fin w → α) → (Fin b → α)} (hf : LineAffine f) (hg : LineAffine g) :
+    LineAffine (fun x => concatV (f x) (g x)) := by
+  intro x v i
+  rcases Classical.em (i.val < a) with h | h
+  · have e : (fun t => concatV (f (lineV x v t)) (g (lineV x v t)) i) =
+        (fun t => f (lineV x v t) ⟨i.val, h⟩) :=
+      funext (fun t => dif_pos h)
+    exact Eq.subst (motive := fun k => LocallyAffine k) e.symm (hf x v ⟨i.val, h⟩)
+  · have e : (fun t => concatV (f (lineV x v t)) (g (lineV x v t)) i) =
+        (fun t => g (lineV x v t) ⟨i.val - a, sub_lt_of_not_lt h i.isLt⟩) :=
+      funext (fun t => dif_neg h)
+    exact Eq.subst (motive := fun k => LocallyAffine k) e.symm
+      (hg x v ⟨i.val - a, sub_lt_of_not_lt h i.isLt⟩)
+
+/-- The pairing `⟨f, g⟩ : αʷ ⟶ αᵃ⁺ᵇ` of two morphisms. -/
+def laLift {w a b : Nat} (f : LAHom α w a) (g : LAHom α w b) : LAHom α w (a + b) :=
+  Subtype.mk (fun x => concatV (Subtype.val f x) (Subtype.val g x))
+    (lineAffine_concat (Subtype.property f) (Subtype.property g))
+
+/-- **`αᵃ⁺ᵇ` with `laFst`, `laSnd` is a product of `αᵃ` and `αᵇ` in `LACat`**: the pairing is
+`laLift` (concatenation), and a map into `αᵃ⁺ᵇ` is determined by its two blocks. So the
+comparison `prodCmp` below is the canonical one. -/
+def laProdIsProduct (a b : Nat) : IsBinaryProduct (laFst (α := α) a b) (laSnd a b) where
+  lift f g := laLift f g
+  lift_fst f g := LAHom.ext _ _ (funext (fun x => funext (fun i =>
+    concatV_castAdd (Subtype.val f x) (Subtype.val g x) i)))
+  lift_snd f g := LAHom.ext _ _ (funext (fun x => funext (fun j =>
+    concatV_natAdd (Subtype.val f x) (Subtype.val g x) j)))
+  uniq f g m hf hg := LAHom.ext _ _ (funext (fun x =>
+    concatV_unique (Subtype.val f x) (Subtype.val g x) (Subtype.val m x)
+      (fun i => congrFun (congrFun (congrArg Subtype.val hf) x) i)
+      (fun j => congrFun (congrFun (congrArg Subtype.val hg) x) j)))
+
 /-! ## PL maps are locally-affine maps -/
 
 variable [Transcendental α]
@@ -257,8 +347,9 @@ def prodCmp (F : CategoryTheory.Functor (LAObj α) D) (K : ChosenProducts D) (a 
     Category.Hom (F.obj (LAObj.mk (a + b))) (K.prod (F.obj (LAObj.mk a)) (F.obj (LAObj.mk b))).pt :=
   K.lift (F.map (laFst a b)) (F.map (laSnd a b))
 
-/-- `F` preserves binary products (of the chosen products `K` of `D`): every product comparison
-`prodCmp F K a b` has a two-sided inverse `inv a b`. -/
+/-- `F` preserves binary products (of the chosen products `K` of `D`): for the product
+`αᵃ⁺ᵇ` of `αᵃ` and `αᵇ` in `LACat` (`laProdIsProduct`), every comparison `prodCmp F K a b` has a
+two-sided inverse `inv a b`. -/
 structure PreservesBinaryProducts (F : CategoryTheory.Functor (LAObj α) D) (K : ChosenProducts D) where
   /-- The inverse of the comparison. -/
   inv : (a b : Nat) →
