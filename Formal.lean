@@ -44,6 +44,7 @@ import Formal.Attention.Witness
 import Formal.Attention.ChooseEval
 import Formal.Gap.FullyFaithful
 import Formal.Gap.Hypotheses
+import Formal.Gap.LineAffine
 
 -- IMPORTS: sites, sieves and presheaves (Formal/Site)
 import Formal.Site.Poset

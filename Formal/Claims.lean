@@ -29,6 +29,7 @@ import Formal.Attention.Witness
 import Formal.Attention.ChooseEval
 import Formal.Gap.FullyFaithful
 import Formal.Gap.Hypotheses
+import Formal.Gap.LineAffine
 import Formal.PL.Breakpoints
 
 /-!
@@ -203,9 +204,9 @@ def tbParaCartesian : Claim where
 def vmC3Factorisation : Claim where
   id := "VM.C3.factorisation"
   paper := "VM"
-  statement := "A map with input-dependent parameters factors as choose : X → P × X followed by eval (attention = eval ∘ ⟨choose, id⟩): in Type for any parametrised map and parameter choice, and in any cartesian closed category as diag ≫ h = ⟨curry h, 𝟙⟩ ≫ eval; the chosen weights curry h are unique, and in Type any factorisation through choose agrees with eval on its values."
+  statement := "A map with input-dependent parameters factors as choose : X → P × X followed by eval (attention = eval ∘ ⟨choose, id⟩): in Type for any parametrised map and parameter choice (withChoice_eq), and in any cartesian closed category as diag ≫ h = ⟨curry h, 𝟙⟩ ≫ eval (choose_eval). The chosen weights are unique once h is fixed: curry h is the only c : X ⟶ Y^X with uncurry c = h (choose_unique), and in Type any factorisation through choose c agrees with eval on the values of choose c (factor_unique). The factorisation of a given map is not unique: every f : X ⟶ Y factors as ⟨curry (snd ≫ f), 𝟙⟩ ≫ eval through its constant name (factors_through_name) and also as ⟨curry (fst ≫ f), 𝟙⟩ ≫ eval (factors_through_fst), and in Type the two chosen weights for the identity of Bool differ (name_ne_fst_in_types)."
   status := .proved
-  decls := [``Formal.CategoryTheory.Para.withChoice_eq, ``Formal.CategoryTheory.Para.factor_unique, ``Formal.CategoryTheory.CartesianClosed.choose_eval, ``Formal.CategoryTheory.CartesianClosed.choose_unique]
+  decls := [``Formal.CategoryTheory.Para.withChoice_eq, ``Formal.CategoryTheory.Para.factor_unique, ``Formal.CategoryTheory.CartesianClosed.choose_eval, ``Formal.CategoryTheory.CartesianClosed.choose_unique, ``Formal.CategoryTheory.CartesianClosed.factors_through_name, ``Formal.CategoryTheory.CartesianClosed.factors_through_fst, ``Formal.Attention.name_ne_fst_in_types]
 
 /-- The claims of the categorical core. -/
 def categoryClaims : List Claim :=
@@ -219,9 +220,16 @@ def categoryClaims : List Claim :=
 def vmC1 : Claim where
   id := "VM.C1"
   paper := "VM"
-  statement := "CNN/RNN/GCN networks embed in a pretopos of piecewise-linear maps. Our reading: true only in the semilinear category (semilinear sets, possibly discontinuous maps); continuous PL maps on Euclidean spaces lack equalizers and coproducts. Proved (no hypothesis): every term of the PL fragment (IsPL: id, comp, par, copy, fst, snd, add, scale, linear, relu, transpose, splitLast, mergeLast; not route/copair) is LocallyAffine in every coordinate along every line, over any OrderedFieldLaws scalars. Not proved: the pretopos. It enters only as the named hypothesis DefinableChoice (o-minimal definable choice), an explicit argument of the one consequence derived from it, semilinear_surj_splits: with the further hypothesis that graphs of semilinear maps are semilinear, every surjective semilinear map has a semilinear section. No theorem constructs the pretopos structure (finite limits, disjoint stable coproducts, effective quotients)."
-  status := .assumed
-  decls := [``Formal.PL.IsPL, ``Formal.PL.IsPL.preserves, ``Formal.PL.pl_on_lines, ``Formal.PL.locallyAffine_closure, ``Formal.Gap.DefinableChoice, ``Formal.Gap.semilinear_surj_splits]
+  statement := "CNN/RNN/GCN networks embed in a pretopos of piecewise-linear maps. The part proved here (no hypothesis), over any OrderedFieldLaws scalars: every term of the PL fragment (IsPL: id, comp, par, copy, fst, snd, add, scale, linear, relu, transpose, splitLast, mergeLast; not route/copair) is piecewise linear along every line in every coordinate with finitely many pieces, i.e. PL1: a finite list of breakpoints off which it is affine (pl1_on_lines, from pl1_closure), and so LocallyAffine (pl_on_lines). The pretopos is entry VM.C1.pretopos."
+  status := .proved
+  decls := [``Formal.PL.IsPL, ``Formal.PL.IsPL.preserves, ``Formal.PL.pl1_on_lines, ``Formal.PL.pl1_closure, ``Formal.PL.pl_on_lines, ``Formal.PL.locallyAffine_closure]
+
+def vmC1pretopos : Claim where
+  id := "VM.C1.pretopos"
+  paper := "VM"
+  statement := "The pretopos of VM.C1. Our reading (not formalised): semilinear sets with possibly discontinuous semilinear maps, since continuous PL maps on Euclidean spaces lack equalizers and coproducts. Not formalised: no theorem constructs a pretopos structure (finite limits, disjoint stable coproducts, effective quotients) on semilinear sets. The one related result rests on the named hypothesis DefinableChoice (entry TB.Hyp.DefinableChoice): every surjective semilinear map has a semilinear section (semilinear_surj_splits)."
+  status := .outOfScope
+  decls := []
 
 def vmC2 : Claim where
   id := "VM.C2"
@@ -240,55 +248,55 @@ def vmC2necessarily : Claim where
 def vmC3 : Claim where
   id := "VM.C3"
   paper := "VM"
-  statement := "The transformer lives in the topos completion of the PL category, via attention = eval ∘ ⟨choose, id⟩. Refuted as stated: the factorisation holds for the library's multi-head self-attention (attention_eq_eval_choose), but in Type every map factors that way (every_map_factors_eval, mlp_factors_eval); in any cartesian closed category every h : X × X ⟶ Y restricted to the diagonal is ⟨curry h, 𝟙⟩ ≫ eval, with the chosen weights unique (CartesianClosed.choose_eval, CartesianClosed.choose_unique); and a fully faithful completion adds no morphisms between images of objects (ff_no_new_maps): for the PL category every morphism F(αᵐ) ⟶ F(αⁿ) is the image of exactly one PL map, and none F(α²) ⟶ F(α¹) is the image of a map computing the product (ff_completion_no_mul, over OrderedFieldLaws scalars)."
+  statement := "The transformer lives in the topos completion of the PL category, via attention = eval ∘ ⟨choose, id⟩. Refuted in the paper's own category, over any OrderedFieldLaws scalars. LACat has the objects αⁿ and as morphisms αᵐ → αⁿ all maps that are LocallyAffine along every line in every output coordinate (LineAffine); it is closed under composition (LineAffine.comp), αᵃ⁺ᵇ with its two coordinate projections is a product of αᵃ and αᵇ in it (laProdIsProduct), and it contains every PL-fragment map (lineAffine_of_plHom); that it contains every semilinear map, continuous or not, is argued in the docstring, not proved. For a fully faithful functor F out of LACat, a morphism g : F(αᵐ) ⟶ F(αⁿ) computes h : αᵐ → αⁿ when the unique preimage of g has underlying map h (Computes). No morphism computes a map h that is not LocallyAffine along some line in some coordinate (no_morphism_computes); none F(αᵃ) × F(αᵇ) ⟶ F(αⁿ) does after the product comparison (ComputesOnProduct, no_product_morphism_computes); and if F preserves binary products (the comparison F(αᵃ⁺ᵇ) ⟶ F(αᵃ) × F(αᵇ) has an inverse, PreservesBinaryProducts), every morphism F(αᵃ) × F(αᵇ) ⟶ F(αⁿ) is inv ≫ F.map f for exactly one morphism f of LACat, whose underlying map is not h (product_morphism_is_image). Instances: linear attention (no softmax) with the weights of linearAttention_witness as a map α¹ → α¹ (no_morphism_computes_linearAttention) and the product (x₀, x₁) ↦ x₀x₁ (no_morphism_computes_mul; on F(α¹) × F(α¹), no_product_morphism_computes_mul); softmax attention is not instantiated here. The factorisation separates nothing: it holds for the library's multi-head self-attention (attention_eq_eval_choose), in Type every map factors that way (every_map_factors_eval, mlp_factors_eval), and in any cartesian closed category every f factors as ⟨curry (snd ≫ f), 𝟙⟩ ≫ eval (factors_through_name). The earlier form, for the category PLCat of continuous PL-fragment maps: ff_no_new_maps, pl_completion_adds_no_maps, ff_completion_no_mul."
   status := .refuted
-  decls := [``Formal.Attention.attention_eq_eval_choose, ``Formal.Attention.every_map_factors_eval, ``Formal.Attention.mlp_factors_eval, ``Formal.CategoryTheory.CartesianClosed.choose_eval, ``Formal.CategoryTheory.CartesianClosed.choose_unique, ``Formal.Gap.ff_no_new_maps, ``Formal.Gap.pl_completion_adds_no_maps, ``Formal.Gap.ff_completion_no_mul]
+  decls := [``Formal.Gap.LineAffine, ``Formal.Gap.laCategory, ``Formal.Gap.LineAffine.comp, ``Formal.Gap.laProdIsProduct, ``Formal.Gap.lineAffine_of_plHom, ``Formal.Gap.Computes, ``Formal.Gap.ComputesOnProduct, ``Formal.Gap.PreservesBinaryProducts, ``Formal.Gap.no_morphism_computes, ``Formal.Gap.no_product_morphism_computes, ``Formal.Gap.product_morphism_is_image, ``Formal.Gap.linearAttention_lineWitness, ``Formal.Gap.no_morphism_computes_linearAttention, ``Formal.Gap.mul_lineWitness, ``Formal.Gap.no_morphism_computes_mul, ``Formal.Gap.no_product_morphism_computes_mul, ``Formal.Attention.attention_eq_eval_choose, ``Formal.Attention.every_map_factors_eval, ``Formal.Attention.mlp_factors_eval, ``Formal.CategoryTheory.CartesianClosed.factors_through_name, ``Formal.Gap.ff_no_new_maps, ``Formal.Gap.pl_completion_adds_no_maps, ``Formal.Gap.ff_completion_no_mul]
 
 def vmC4 : Claim where
   id := "VM.C4"
   paper := "VM"
-  statement := "PL networks are first-order and transformers higher-order reasoners. A category error: first- and higher-order are properties of logics, not of maps. The one precise reading, factoring through eval ∘ ⟨choose, id⟩, holds for every map, PL networks included."
+  statement := "PL networks are first-order and transformers higher-order reasoners. Our reading, through the standard correspondence of pretoposes with coherent first-order logic and of elementary toposes with higher-order logic: transformers need the topos completion of the PL category, PL networks stay in the pretopos. Refuted in this reading, with VM.C3: under a fully faithful completion F of LACat, every PL-fragment map is a morphism of LACat (lineAffine_of_plHom), so PL networks are mapped into the same completion, and no morphism of the completion between images of Euclidean spaces computes linear attention or the product (no_morphism_computes_linearAttention, no_morphism_computes_mul), so the higher-order structure adds no such map for transformers. The factorisation through eval ∘ ⟨choose, id⟩ holds for every map, PL networks included (every_map_factors_eval, mlp_factors_eval, factors_through_name). Not formalised: the logics themselves."
   status := .refuted
-  decls := [``Formal.Attention.every_map_factors_eval, ``Formal.Attention.mlp_factors_eval]
+  decls := [``Formal.Gap.lineAffine_of_plHom, ``Formal.Gap.no_morphism_computes_linearAttention, ``Formal.Gap.no_morphism_computes_mul, ``Formal.Attention.every_map_factors_eval, ``Formal.Attention.mlp_factors_eval, ``Formal.CategoryTheory.CartesianClosed.factors_through_name]
 
 def hypDefinableChoice : Claim where
   id := "TB.Hyp.DefinableChoice"
   paper := "TB"
-  statement := "O-minimal definable choice for semilinear relations (van den Dries, Tame Topology, Ch. 6): a named hypothesis, never asserted; taken as an explicit argument by semilinear_surj_splits."
+  statement := "O-minimal definable choice for semilinear relations over the scalars α (van den Dries, Tame Topology, Ch. 6, (1.2)), with semilinear defined concretely: R ⊆ αᵐ × αⁿ is semilinear when a finite Boolean combination of atoms a·x + c·y + b > 0 and a·x + c·y + b = 0 cuts it out (LinFormula, SemilinearRel), a map is semilinear when its graph is (SemilinearMap, no continuity asked). A named hypothesis, never asserted; taken as an explicit argument by semilinear_surj_splits, whose former hypothesis that converse graphs are semilinear is now a theorem (SemilinearRel.swap)."
   status := .assumed
-  decls := [``Formal.Gap.DefinableChoice, ``Formal.Gap.semilinear_surj_splits]
+  decls := [``Formal.Gap.DefinableChoice, ``Formal.Gap.LinFormula, ``Formal.Gap.LinFormula.holds, ``Formal.Gap.SemilinearRel, ``Formal.Gap.SemilinearMap, ``Formal.Gap.SemilinearRel.swap, ``Formal.Gap.semilinear_surj_splits]
 
 def hypArora : Claim where
   id := "TB.Hyp.AroraReLU"
   paper := "TB"
-  statement := "Every continuous PL map is computed by a ReLU network (Arora, Basu, Mianjy, Mukherjee, ICLR 2018, Thm 2.1), stated for the PL fragment: a named hypothesis, never asserted."
+  statement := "Every continuous PL map αᵐ → αⁿ is computed by a ReLU network (Arora, Basu, Mianjy, Mukherjee, ICLR 2018, Thm 2.1, proved there for ℝ), stated for the PL fragment with continuous PL defined concretely: ε-δ continuous in the max norm, written with the order of α (EpsDeltaContinuous), and given by finitely many affine pieces with semilinear domains (PiecewiseAffine); ContinuousPL is both. A named hypothesis, never asserted. Checked (proved) not to be refuted by mul_not_pl: the product (x₀, x₁) ↦ x₀x₁ is not PiecewiseAffine, hence not ContinuousPL (mul_not_piecewiseAffine, mul_not_continuousPL)."
   status := .assumed
-  decls := [``Formal.Gap.AroraReLU]
+  decls := [``Formal.Gap.AroraReLU, ``Formal.Gap.ContinuousPL, ``Formal.Gap.EpsDeltaContinuous, ``Formal.Gap.PiecewiseAffine, ``Formal.Gap.mul_not_piecewiseAffine, ``Formal.Gap.mul_not_continuousPL]
 
 def hypWilkie : Claim where
   id := "TB.Hyp.Wilkie"
   paper := "TB"
-  statement := "ℝ_exp is o-minimal (Wilkie 1996); with the monotonicity theorem, definable functions of one variable are piecewise strictly monotone or constant: a named hypothesis, never asserted."
+  statement := "ℝ_exp is o-minimal (Wilkie 1996); with the monotonicity theorem (van den Dries 1998, Ch. 3), every function α → α definable with parameters in (α, +, ·, -, <, exp), exp being Transcendental.exp (DefinableExp: its graph is defined by a first-order formula ExpFormula), is strictly increasing, strictly decreasing or constant on a subinterval of every nondegenerate interval. A named hypothesis about α and its exp, never asserted; the literature proves it for ℝ with the real exponential."
   status := .assumed
-  decls := [``Formal.Gap.WilkieMonotonicity]
+  decls := [``Formal.Gap.WilkieMonotonicity, ``Formal.Gap.DefinableExp, ``Formal.Gap.ExpFormula, ``Formal.Gap.ExpFormula.holds, ``Formal.Gap.ExpTerm.eval]
 
 def hypInvarianceOfDomain : Claim where
   id := "TB.Hyp.InvarianceOfDomain"
   paper := "TB"
-  statement := "Brouwer's invariance of domain: homeomorphic Euclidean spaces have equal dimension: a named hypothesis, never asserted."
+  statement := "Brouwer's invariance of domain: if f : αᵐ → αⁿ and g : αⁿ → αᵐ are mutually inverse and both ε-δ continuous (EpsDeltaContinuous), then m = n. A named hypothesis about α, never asserted; the literature proves it for ℝ, and it fails for ℚ (Sierpiński: ℚ and ℚ² are homeomorphic; not formalised)."
   status := .assumed
-  decls := [``Formal.Gap.InvarianceOfDomain]
+  decls := [``Formal.Gap.InvarianceOfDomain, ``Formal.Gap.EpsDeltaContinuous]
 
 def tbPL1 : Claim where
   id := "TB.PL.breakpoints"
   paper := "TB"
-  statement := "One-dimensional PL functions in the global sense: PL1 f holds when a finite list of breakpoints exists such that f is affine on every open interval with no breakpoint strictly inside (values at the breakpoints unconstrained, so jumps are allowed). Proved over any OrderedFieldLaws scalars: PL1 implies LocallyAffine, hence t ↦ t² is not PL1 (sq_not_PL1); PL1 is closed under constants, the identity, sums (breakpoints B₁ ++ B₂), scalings (same breakpoints), composition g ∘ f (breakpoints of f plus, for every cell of f and every breakpoint v of g, the point of the cell where the affine piece of f takes the value v, chosen classically) and ReLU (relu is PL1 with the breakpoint 0, so relu ∘ f is a composite). Not proved: continuity of the pieces' junctions, and any statement in several variables."
+  statement := "One-dimensional PL functions in the global sense: PL1 f holds when a finite list of breakpoints exists such that f is affine on every open interval with no breakpoint strictly inside (values at the breakpoints unconstrained, so jumps are allowed). Proved over any OrderedFieldLaws scalars: PL1 implies LocallyAffine, hence t ↦ t² is not PL1 (sq_not_PL1); PL1 is closed under constants, the identity, sums (breakpoints B₁ ++ B₂), scalings (same breakpoints), composition g ∘ f (breakpoints of f plus, for every cell of f and every breakpoint v of g, the point of the cell where the affine piece of f takes the value v, chosen classically) and ReLU (relu is PL1 with the breakpoint 0, so relu ∘ f is a composite). Not proved: continuity of the pieces' junctions; in several variables only restrictions to lines are covered (pl1_on_lines, entry VM.C1)."
   status := .proved
   decls := [``Formal.PL.PL1, ``Formal.PL.PL1.toLocallyAffine, ``Formal.PL.sq_not_PL1, ``Formal.PL.PL1.const, ``Formal.PL.PL1.id, ``Formal.PL.PL1.add, ``Formal.PL.PL1.scale, ``Formal.PL.PL1.comp, ``Formal.PL.PL1.relu_self, ``Formal.PL.PL1.relu]
 
 /-- The claims of the transformer paper and the hypotheses they rest on. -/
 def transformerClaims : List Claim :=
-  [vmC1, vmC2, vmC2necessarily, vmC3, vmC4, hypDefinableChoice, hypArora, hypWilkie,
+  [vmC1, vmC1pretopos, vmC2, vmC2necessarily, vmC3, vmC4, hypDefinableChoice, hypArora, hypWilkie,
     hypInvarianceOfDomain, tbPL1]
 
 /-! ## Sites, sieves and presheaves (`Formal/Site`) -/

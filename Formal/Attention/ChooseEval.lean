@@ -1,5 +1,6 @@
 import Formal.Network.Derived
 import Formal.Zoo.MLP
+import Formal.Category.TypesTopos
 
 /-!
 # Attention as "evaluate after choosing": `attention_eq_eval_choose` and why it separates nothing
@@ -18,7 +19,9 @@ factors the same way (`mlp_factors_eval`).
 The statements here are for `Type`, where the semantics lives. The cartesian closed form is in
 `Formal/Para/ChooseEval.lean`: in any cartesian closed category, `h : X × X ⟶ Y` restricted to the
 diagonal is `⟨curry h, 𝟙⟩ ≫ eval` (`Formal.CategoryTheory.CartesianClosed.choose_eval`), with the
-chosen weights unique (`Formal.CategoryTheory.CartesianClosed.choose_unique`).
+chosen weights unique once `h` is fixed (`Formal.CategoryTheory.CartesianClosed.choose_unique`). The
+factorisation of a given map is not unique: `name_ne_fst_in_types` exhibits, in `Type`, two
+factorisations of the identity of `Bool` with different chosen weights.
 -/
 
 namespace Formal.Attention
@@ -79,5 +82,21 @@ theorem mlp_factors_eval (d_in d_hidden d_out : Nat)
         (Shape.denote α (.tensor [d_in]) → Shape.denote α (.tensor [d_out])),
       Arch.eval (Zoo.mlp d_in d_hidden d_out) p = evalMap ∘ pairing c (fun x => x) :=
   every_map_factors_eval (Arch.eval (Zoo.mlp d_in d_hidden d_out) p)
+
+/-- **VM.C3.factorisation (the factorisation of a given map is not unique).** In `Type` (the
+cartesian closed structure `Types.typeCartesianClosed`), the identity of `Bool` factors as `⟨curry h, 𝟙⟩ ≫ eval` both with
+`h = snd ≫ 𝟙` (its constant name, `CartesianClosed.factors_through_name`) and with `h = fst ≫ 𝟙`
+(`CartesianClosed.factors_through_fst`), and the two chosen weights differ: at `true`, the first is
+the identity of `Bool` (value `false` at `false`), the second the constant `true`. -/
+theorem name_ne_fst_in_types :
+    CategoryTheory.Types.typeCartesianClosed.curry
+        (CategoryTheory.Category.comp (CategoryTheory.Types.typeCartesianClosed.prod Bool Bool).snd
+          (CategoryTheory.Category.id Bool)) ≠
+      CategoryTheory.Types.typeCartesianClosed.curry
+        (CategoryTheory.Category.comp (CategoryTheory.Types.typeCartesianClosed.prod Bool Bool).fst
+          (CategoryTheory.Category.id Bool)) := by
+  intro e
+  have h : false = true := congrFun (congrFun e true) false
+  exact absurd h (by decide : ¬ (false = true))
 
 end Formal.Attention

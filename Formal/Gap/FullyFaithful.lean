@@ -18,6 +18,10 @@ of the category of piecewise-linear maps: the completion is supposed to contain 
 * `ff_completion_no_mul`: in particular no morphism `F(α²) ⟶ F(α¹)` of the completion comes from
   the product `(x₀, x₁) ↦ x₀ x₁` (by `Formal.PL.mul_not_pl`).
 
+`PLCat` holds only the continuous maps of the PL fragment. The refutation in the larger category of
+all maps that are locally affine along lines (which, by an argument not formalised, contains the
+semilinear maps of the paper's pretopos) is `Formal/Gap/LineAffine.lean`.
+
 Categories, functors and fully faithful functors are those of `Formal/Category`
 (`Formal.CategoryTheory.Functor.FullyFaithful` carries the inverse on hom types).
 -/

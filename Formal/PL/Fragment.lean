@@ -1,4 +1,5 @@
 import Formal.PL.OneDim
+import Formal.PL.Breakpoints
 import Formal.Network.Arch
 
 /-!
@@ -17,7 +18,11 @@ category of piecewise-linear maps. This file makes "PL network" precise on the l
 * `IsPL.preserves`: for any property `P` of one-variable functions closed under constants, the
   identity, sums, scalings and ReLU (`Closure P`), fragment terms map `P`-curves to `P`-curves.
 * `pl_on_lines` (**VM.C1**, the part provable here): along every line `t ↦ x + v * t`, every
-  coordinate of a fragment term is `LocallyAffine`.
+  coordinate of a fragment term is `LocallyAffine` (every interval has a subinterval on which it is
+  affine; this local form alone allows infinitely many pieces).
+* `pl1_on_lines` (**VM.C1**, the global form): along every line, every coordinate of a fragment
+  term is `PL1` (finitely many breakpoints, `Formal/PL/Breakpoints.lean`), because `PL1` is closed
+  under the operations of `Closure` (`pl1_closure`).
 * `mul_not_pl` (**VM.C2**): no fragment term denotes `(x, y) ↦ x * y`, because along the diagonal it
   would give `t ↦ t * t` (`sq_not_pl`).
 -/
@@ -225,16 +230,34 @@ theorem locallyAffine_closure : Closure (LocallyAffine (α := α)) where
   scale := fun c _ hu => la_scale c hu
   relu := fun _ hu => la_relu hu
 
+/-- `PL1` (finitely many breakpoints) is closed under the PL operations. -/
+theorem pl1_closure : Closure (PL1 (α := α)) where
+  const := PL1.const
+  ident := PL1.id
+  add := fun _ _ hu hw => PL1.add hu hw
+  scale := fun c _ hu => PL1.scale c hu
+  relu := fun _ hu => PL1.relu hu
+
 variable [Transcendental α]
 
-/-- **VM.C1 (the part proved here).** Every term of the PL fragment is piecewise linear along every
-line: for all weights `p`, base point `x` and direction `v`, every scalar coordinate of
-`t ↦ f(x + v t)` is `LocallyAffine`. -/
+/-- **VM.C1 (the part proved here, local form).** Every term of the PL fragment is locally affine
+along every line: for all weights `p`, base point `x` and direction `v`, every scalar coordinate of
+`t ↦ f(x + v t)` is `LocallyAffine` (every nondegenerate interval has a nondegenerate subinterval on
+which it is affine). Finitely many pieces is `pl1_on_lines`. -/
 theorem pl_on_lines {s t : Shape} (f : Arch s t) (hf : IsPL f) (p : Arch.Params α f)
     (x v : Shape.denote α s) :
     ShapeCoords LocallyAffine t (fun τ => Arch.eval f p (lineS s x v τ)) :=
   IsPL.preserves locallyAffine_closure hf p (fun τ => lineS s x v τ)
     (lineS_coords locallyAffine_closure s x v)
+
+/-- **VM.C1 (the part proved here, global form).** Every term of the PL fragment is piecewise
+linear along every line with finitely many pieces: for all weights `p`, base point `x` and
+direction `v`, every scalar coordinate of `t ↦ f(x + v t)` is `PL1` (there is a finite list of
+breakpoints off which it is affine; values at the breakpoints are not constrained). -/
+theorem pl1_on_lines {s t : Shape} (f : Arch s t) (hf : IsPL f) (p : Arch.Params α f)
+    (x v : Shape.denote α s) :
+    ShapeCoords PL1 t (fun τ => Arch.eval f p (lineS s x v τ)) :=
+  IsPL.preserves pl1_closure hf p (fun τ => lineS s x v τ) (lineS_coords pl1_closure s x v)
 
 /-- **VM.C2.** No term of the PL fragment denotes the product `(x₀, x₁) ↦ x₀ * x₁` (as its first
 output coordinate), whatever its weights: along the diagonal `t ↦ (t, t)` it would be `t ↦ t²`,

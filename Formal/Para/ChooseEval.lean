@@ -17,6 +17,10 @@ input and `eval` applies them. Two formal versions:
   input, applied to the other), `chooseMap h = ⟨curry h, 𝟙⟩ : X ⟶ Y^X × X` and
   `diag ≫ h = chooseMap h ≫ eval` (`CartesianClosed.choose_eval`); the chosen weights are unique:
   `curry h` is the only `c : X ⟶ Y^X` whose uncurrying is `h` (`CartesianClosed.choose_unique`).
+  Uniqueness is for a fixed `h`, not for a given map: every
+  `f : X ⟶ Y` factors as `⟨curry (snd ≫ f), 𝟙⟩ ≫ eval` through its constant name
+  (`CartesianClosed.factors_through_name`), and also as `⟨curry (fst ≫ f), 𝟙⟩ ≫ eval`
+  (`CartesianClosed.factors_through_fst`).
 
 Sources: Villani & McBurney §4 (attention as `eval ∘ ⟨choose, id⟩`, claim VM.C3).
 -/
@@ -103,6 +107,28 @@ theorem choose_eval {X Y : C} (h : (K.prod X X).pt ⟶ Y) :
 theorem choose_unique {X Y : C} (h : (K.prod X X).pt ⟶ Y) (c : X ⟶ K.exp X Y)
     (e : K.uncurry c = h) : c = K.curry h :=
   K.curry_unique h c e
+
+/-- **VM.C3.factorisation (every map factors through its name).** For every `f : X ⟶ Y`,
+`f = ⟨curry (snd ≫ f), 𝟙⟩ ≫ eval`: `choose_eval` with `h := snd ≫ f`, whose chosen weights
+`curry (snd ≫ f)` (the name of `f`) ignore the input. So the factorisation `⟨choose, 𝟙⟩ ≫ eval`
+exists for every map and does not single out any class of maps. -/
+theorem factors_through_name {X Y : C} (f : X ⟶ Y) :
+    f = K.chooseMap ((K.prod X X).snd ≫ f) ≫ K.eval X Y :=
+  (Category.id_comp f).symm.trans
+    ((comp_congr_right (K.diag_snd X).symm f).trans
+      ((Category.assoc (K.diag X) (K.prod X X).snd f).trans
+        (K.choose_eval ((K.prod X X).snd ≫ f))))
+
+/-- **VM.C3.factorisation.** The same map also factors through the other projection:
+`f = ⟨curry (fst ≫ f), 𝟙⟩ ≫ eval`. With `factors_through_name`, a map has (at least) these two
+factorisations through `choose`; this theorem does not prove that they differ
+(`Formal.Attention.name_ne_fst_in_types` shows that they do for the identity of `Bool` in `Type`). -/
+theorem factors_through_fst {X Y : C} (f : X ⟶ Y) :
+    f = K.chooseMap ((K.prod X X).fst ≫ f) ≫ K.eval X Y :=
+  (Category.id_comp f).symm.trans
+    ((comp_congr_right (K.diag_fst X).symm f).trans
+      ((Category.assoc (K.diag X) (K.prod X X).fst f).trans
+        (K.choose_eval ((K.prod X X).fst ≫ f))))
 
 end CartesianClosed
 
