@@ -87,6 +87,7 @@ from pybridge.lean.decls import (
     scan_text,
     tokenize,
 )
+from pybridge.lean.reviews import REVIEWS_FILE, FileReview, review_status
 
 #: Words that must not occur as tokens in ``Formal/`` (``sorryAx`` is what ``sorry`` elaborates to).
 FORBIDDEN_WORDS = ("sorry", "sorryAx", "admit", "axiom", "unsafe", "implemented_by", "extern")
@@ -166,6 +167,15 @@ class AuditReport(BaseModel):
     rules: tuple[RuleResult, ...]
     modules: tuple[ModuleSummary, ...]
     claims_by_status: dict[str, int]
+    #: The review state of every Lean file (from ``REVIEWS.json``); not a rule.
+    reviews: tuple[FileReview, ...] = ()
+    #: True when files without a review of their current text make the audit fail.
+    require_reviews: bool = False
+
+    @property
+    def unreviewed(self) -> tuple[FileReview, ...]:
+        """The Lean files with no review of their current text (stale or never reviewed)."""
+        return tuple(r for r in self.reviews if not r.reviewed)
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -185,6 +195,7 @@ class AuditReport(BaseModel):
         for rule in data["rules"]:
             rule["ok"] = not rule["findings"]
             rule["lines"] = [f"{f['file']}:{f['line']}: {f['message']}" for f in rule["findings"]]
+        data["unreviewed"] = [f"{r.file}: {r.describe()}" for r in self.unreviewed]
         return json.dumps(data, indent=2, ensure_ascii=False)
 
     def render_text(self) -> str:
@@ -198,6 +209,8 @@ class AuditReport(BaseModel):
             out.append(f"  {mark}  {r.rule:<{width}}  {r.description}")
             out.extend(f"        {f}" for f in r.findings)
         out.append("")
+        out.extend(self._render_reviews())
+        out.append("")
         out.append("declarations per module:")
         mwidth = max((len(m.module) for m in self.modules), default=0)
         for m in self.modules:
@@ -207,6 +220,18 @@ class AuditReport(BaseModel):
         counts = ", ".join(f"{STATUS_LABEL[s]} {self.claims_by_status.get(s, 0)}" for s in STATUSES)
         out.append(f"claims per status: {counts}")
         return "\n".join(out)
+
+    def _render_reviews(self) -> list[str]:
+        missing = self.unreviewed
+        done = len(self.reviews) - len(missing)
+        mark = "FAIL" if (self.require_reviews and missing) else ("ok  " if not missing else "note")
+        effect = "fails the audit" if self.require_reviews else "reported only; --require-reviews fails on it"
+        lines = [
+            f"  {mark}  review record ({REVIEWS_FILE}): {done} of {len(self.reviews)} Lean file(s) "
+            f"reviewed at their current text; {len(missing)} not ({effect})"
+        ]
+        lines.extend(f"        {r.file}: {r.describe()}" for r in missing)
+        return lines
 
 
 @dataclass(frozen=True)
@@ -822,9 +847,15 @@ def scan_modules(root: Path) -> list[ModuleInfo]:
     return out
 
 
-def run_audit(root: Path) -> AuditReport:
-    """Run every rule on the repository at ``root`` and return the report (never raises for a finding)."""
+def run_audit(root: Path, *, require_reviews: bool = False) -> AuditReport:
+    """Run every rule on the repository at ``root`` and return the report (never raises for a finding).
+
+    The report also gives the review state of every Lean file (``REVIEWS.json``); a file with no review
+    of its current text makes ``ok`` false only when ``require_reviews`` is set. Raises
+    :class:`ReviewRecordError` when the review record is malformed.
+    """
     root = root.resolve()
+    reviews = review_status(root)
     findings: dict[str, list[Finding]] = {rule: [] for rule in RULES}
     syntax: list[Finding] = []
     sources = _read_sources(root, syntax)
@@ -873,10 +904,13 @@ def run_audit(root: Path) -> AuditReport:
         for m in modules
     )
     counts = ledger.counts() if ledger is not None else {s: 0 for s in STATUSES}
+    unreviewed = any(not r.reviewed for r in reviews)
     return AuditReport(
         root=str(root),
-        ok=all(r.ok for r in rules),
+        ok=all(r.ok for r in rules) and not (require_reviews and unreviewed),
         rules=rules,
         modules=summaries,
         claims_by_status=counts,
+        reviews=reviews,
+        require_reviews=require_reviews,
     )
