@@ -328,7 +328,9 @@ def test_kernel_scalar_named_later_or_explicit_passes(mini_repo: Path) -> None:
         mini_repo,
         "def aff (W : Fin 1 → Fin 1 → Nat) (b x : Fin 1 → Nat) := Kernel.affine (α := Nat) W b x\n"
         "def sw (y : Fin 1 → Fin 2 → Nat) := Kernel.swap (a := 1) (b := 2) (β := Nat) y\n"
-        "def aff' (W : Fin 1 → Fin 1 → Nat) (b x : Fin 1 → Nat) := @Kernel.affine Nat _ _ 1 1 W b x",
+        "def aff' (W : Fin 1 → Fin 1 → Nat) (b x : Fin 1 → Nat) := @Kernel.affine Nat _ _ 1 1 W b x\n"
+        "theorem Kernel.affine_zero : True := trivial\n"
+        "theorem uses : True := Kernel.affine_zero",
     )
     assert run_audit(mini_repo).ok, [str(f) for f in run_audit(mini_repo).findings]
 

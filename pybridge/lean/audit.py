@@ -777,13 +777,16 @@ def _is_kernel_name(text: str) -> bool:
     return text.startswith("Kernel.") or ".Kernel." in text
 
 
-def _rule_kernel_scalar(sources: list[_Source]) -> list[Finding]:
+def _rule_kernel_scalar(sources: list[_Source], declared: dict[str, Declaration]) -> list[Finding]:
     found: list[Finding] = []
     for src in sources:
         toks = src.tokens
         for i, tok in enumerate(toks):
             if tok.kind != "ident" or not _is_kernel_name(tok.text):
                 continue
+            decl = resolve(tok.text, "Formal", declared)
+            if decl is not None and decl.kind not in ("def", "abbrev"):
+                continue  # a lemma about a kernel, not a kernel
             prev = toks[i - 1] if i else None
             if prev is not None and (_is_sym(prev, "@") or _is_word(prev, *DECL_KEYWORDS)):
                 continue
@@ -888,7 +891,7 @@ def run_audit(root: Path, *, require_reviews: bool = False) -> AuditReport:
         findings["zoo"] = _rule_zoo(root, sources, declared)
     findings["decide-ascription"] = _rule_decide_ascription(sources)
     findings["lambda-hom"] = _rule_lambda_hom(sources)
-    findings["kernel-scalar"] = _rule_kernel_scalar(sources)
+    findings["kernel-scalar"] = _rule_kernel_scalar(sources, declared)
     findings["no-first"] = _rule_no_first(sources)
     rules = tuple(
         RuleResult(rule=rule, description=desc, findings=tuple(findings[rule]))
