@@ -71,6 +71,9 @@ _fragment.register(app)
 from pybridge import verify_commands as _verify  # noqa: E402
 
 _verify.register(app)
+from pybridge import review_commands as _review  # noqa: E402
+
+_review.register(app)
 
 
 def main() -> None:

@@ -101,3 +101,9 @@ class SiteError(BridgeError):
 class NotExactError(BridgeError):
     """An operation with no exact rational value (``exp``, ``sqrt``) met by the exact interpreter of
     ``Arch.eval`` (``pybridge.laws.exact``)."""
+
+
+class ReviewRecordError(BridgeError):
+    """The review record (``REVIEWS.json``) is malformed, or a review to add is not valid."""
+
+    exit_code = 15

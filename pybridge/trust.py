@@ -1,8 +1,10 @@
 """``TRUST.md``: what is proved, assumed, tested numerically, or out of scope, generated from the ledger.
 
 The file is generated (``pybridge trust --write``) from ``Formal/Claims.lean``, the declarations
-the scanner finds under ``Formal/`` (their files and docstrings) and the Zoo catalogue, plus a fixed
-section on the numerical tolerances. ``tests/test_trust.py`` fails when the committed file differs from
+the scanner finds under ``Formal/`` (their files and docstrings), the Zoo catalogue and the review
+record ``REVIEWS.json`` (per Lean file: whether its current text has been reviewed), plus a fixed
+section on the numerical tolerances. Since the review table compares SHA-256s, any edit of a Lean file
+changes it. ``tests/test_trust.py`` fails when the committed file differs from
 the generated text, so it cannot drift from the ledger. The text is deterministic: no dates, paths or
 machine details.
 """
@@ -15,6 +17,7 @@ from pybridge.files import write_atomic
 from pybridge.lean.audit import RULES, scan_modules
 from pybridge.lean.claims import CLAIMS_FILE, CLAIMS_NAMESPACE, STATUS_LABEL, STATUSES, Claim, load_ledger
 from pybridge.lean.decls import Declaration, declared_names, resolve
+from pybridge.lean.reviews import KINDS, REVIEWS_FILE, review_status
 
 TRUST_FILE = "TRUST.md"
 
@@ -92,6 +95,7 @@ def render_trust(root: Path) -> str:
         "The audit reads the sources as text. It cannot tell whether a proof is correct; only Lean can."
     )
     out.append("")
+    out.extend(_review_section(root))
 
     out.append("## Proved in Lean")
     out.append("")
@@ -169,6 +173,42 @@ def render_trust(root: Path) -> str:
         out.append("No claim is marked out of scope.")
     out.append("")
     return "\n".join(out)
+
+
+def _review_section(root: Path) -> list[str]:
+    """The per-file table of line-by-line reviews, from ``REVIEWS.json``."""
+    states = review_status(root)
+    done = sum(1 for r in states if r.reviewed)
+    out = ["## Reviewed by reading", ""]
+    out.append(
+        f"Without a compiler, each Lean file is read line by line against Lean's own sources. "
+        f"`{REVIEWS_FILE}` records each review with the SHA-256 of the text it read (`pybridge review "
+        "add` computes it); a file whose text has changed since its last review counts as not reviewed, "
+        "and `pybridge audit` lists it. The kinds of review, each a line-by-line reading of the whole "
+        "file:"
+    )
+    out.append("")
+    out.extend(f"- {kind}: {desc}." for kind, desc in KINDS.items())
+    out.append("")
+    out.append(f"{done} of {len(states)} Lean files have a line-by-line review of their current text.")
+    out.append("")
+    out.append(
+        "Kind, date and findings are those of the latest review of the current text, or, for a file "
+        "changed since, of its last review (of an earlier text)."
+    )
+    out.append("")
+    out.append("| File | Current text reviewed line by line | Kind | Date | Findings |")
+    out.append("|---|---|---|---|---|")
+    for r in states:
+        if r.state == "reviewed" and r.last is not None:
+            row = ("yes", r.last.kind, r.last.date, r.last.findings)
+        elif r.state == "stale" and r.last is not None:
+            row = ("no: changed since its last review", r.last.kind, r.last.date, r.last.findings)
+        else:
+            row = ("no: never reviewed", "—", "—", "—")
+        out.append(f"| `{r.file}` | {row[0]} | {_cell(row[1])} | {row[2]} | {_cell(row[3])} |")
+    out.append("")
+    return out
 
 
 def _zoo_rows(root: Path) -> list[str]:

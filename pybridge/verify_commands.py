@@ -3,7 +3,8 @@
 Exit codes (from :mod:`pybridge.errors`): 0 success; 2 not inside a checkout (``UsageError``);
 3 a Lean file or the ledger cannot be read (``LeanParseError``); 7 a file cannot be written
 (``WriteError``); 10 no Lean toolchain (``ToolchainMissing``); 11 the toolchain ran and a check
-failed (``VerificationFailed``); 12 the static audit found violations (``AuditFailed``).
+failed (``VerificationFailed``); 12 the static audit found violations (``AuditFailed``); 15 the review
+record ``REVIEWS.json`` is malformed (``ReviewRecordError``).
 """
 
 from __future__ import annotations
@@ -41,15 +42,21 @@ def _claims(as_json: bool) -> None:
     typer.echo(f"{len(ledger.claims)} claims ({summary}) in {ledger.file}; statements in TRUST.md")
 
 
-def _audit(as_json: bool) -> None:
+def _audit(as_json: bool, require_reviews: bool) -> None:
     root = find_repo_root()
-    report = run_audit(root)
+    report = run_audit(root, require_reviews=require_reviews)
     typer.echo(report.to_json() if as_json else report.render_text())
     if not report.ok:
         failed = [r.rule for r in report.rules if not r.ok]
-        raise AuditFailed(
-            f"static audit failed: {len(report.findings)} finding(s) in rule(s) {', '.join(failed)}"
-        )
+        reasons = []
+        if failed:
+            reasons.append(f"{len(report.findings)} finding(s) in rule(s) {', '.join(failed)}")
+        if require_reviews and report.unreviewed:
+            reasons.append(
+                f"{len(report.unreviewed)} Lean file(s) without a review of their current text "
+                "(--require-reviews)"
+            )
+        raise AuditFailed("static audit failed: " + "; ".join(reasons))
 
 
 def _verify(lean_home: Path | None, skip_trace: bool) -> None:
@@ -93,9 +100,20 @@ def register(app: typer.Typer) -> None:
     @user_errors
     def audit(
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        require_reviews: Annotated[
+            bool,
+            typer.Option(
+                "--require-reviews",
+                help="Also fail when a Lean file has no review of its current text in REVIEWS.json.",
+            ),
+        ] = False,
     ) -> None:
-        """Static audit of Formal/ (no toolchain needed); exit 12 when a rule fails."""
-        _audit(as_json)
+        """Static audit of Formal/ (no toolchain needed); exit 12 when a rule fails.
+
+        Also reports every Lean file whose current text has no review in REVIEWS.json; that fails the
+        audit only with --require-reviews. Exit 15 when REVIEWS.json is malformed.
+        """
+        _audit(as_json, require_reviews)
 
     @app.command("verify")
     @user_errors

@@ -239,6 +239,118 @@ def test_zoo_file_without_a_layer(mini_repo: Path) -> None:
     assert lines == ["Formal/Zoo/Empty.lean:1: declares no layer in namespace Formal.Zoo"]
 
 
+# --- the build-error patterns of issue 14, each broken and then written the way that compiles --------
+
+
+def _add_to_core(root: Path, body: str) -> None:
+    """Append ``body`` to the fixture's ``Formal/Core.lean`` (its first line becomes line 32)."""
+    _edit(root, "Formal/Core.lean", "end Formal", f"{body}\n\nend Formal")
+
+
+def test_decide_ascription_absurd(mini_repo: Path) -> None:
+    _add_to_core(
+        mini_repo,
+        "theorem band_left' {a b : Bool} (h : (a && b) = true) : a = true := by\n"
+        "  cases a\n"
+        "  · exact absurd (h : false = true) (by decide)\n"
+        "  · rfl",
+    )
+    lines = _only_rule(mini_repo, "decide-ascription")
+    assert lines == [
+        "Formal/Core.lean:34: `absurd (h : T) …`: the ascription does not change the type of `h`, so "
+        "`absurd`'s proposition is `h`'s original type; write `absurd h (by decide : ¬T)`"
+    ]
+
+
+def test_decide_ascription_sibling_argument(mini_repo: Path) -> None:
+    _add_to_core(mini_repo, "theorem le' (h : 1 + 0 ≤ 1) : 1 ≤ 1 :=\n  Nat.le_trans (h : 1 ≤ 1) (by decide)")
+    lines = _only_rule(mini_repo, "decide-ascription")
+    assert len(lines) == 1
+    assert lines[0].startswith("Formal/Core.lean:33: `(h : T) (by decide)`: the ascription does not change")
+
+
+def test_decide_ascription_fixed_forms_pass(mini_repo: Path) -> None:
+    # The fix of issue 14 (ascribe the `by` block), an unascribed application, and a binder.
+    _add_to_core(
+        mini_repo,
+        "theorem band_left' {a b : Bool} (h : (a && b) = true) : a = true := by\n"
+        "  cases a\n"
+        "  · exact absurd h (by decide : ¬(false = true))\n"
+        "  · rfl\n"
+        "theorem ne' {u v : Bool} (hu : u = true) (hv : v = false) (h : u = v) : False :=\n"
+        "  absurd (Eq.trans hu.symm (h ▸ hv)) (by decide)\n"
+        "theorem two (h : (2 : Nat) ≤ 1) : False := absurd h (by decide)",
+    )
+    assert run_audit(mini_repo).ok, [str(f) for f in run_audit(mini_repo).findings]
+
+
+def test_lambda_hom_ascribed_then_composed(mini_repo: Path) -> None:
+    _add_to_core(
+        mini_repo,
+        "theorem w' {X : Type} (x : X) (χ : X ⟶ Prop) :\n"
+        "    ((fun _ => x) : PUnit ⟶ X) ≫ χ = fun _ => χ x := rfl",
+    )
+    lines = _only_rule(mini_repo, "lambda-hom")
+    assert lines == [
+        "Formal/Core.lean:33: a `fun` composed with `≫` keeps its function type (an ascription does not "
+        "retype it), which does not unify with a hom type; write `(show A ⟶ B from fun …)`"
+    ]
+
+
+def test_lambda_hom_bare_right_operand(mini_repo: Path) -> None:
+    _add_to_core(mini_repo, "def c' {X : Type} (f : X ⟶ X) : X ⟶ X := f ≫ (fun y => y)")
+    assert _only_rule(mini_repo, "lambda-hom")[0].startswith("Formal/Core.lean:32: a `fun` composed")
+
+
+def test_lambda_hom_fixed_forms_pass(mini_repo: Path) -> None:
+    # `show … from` gives the hom type; a lambda that is an argument of the operand is fine.
+    _add_to_core(
+        mini_repo,
+        "theorem w' {X : Type} (x : X) (χ : X ⟶ Prop) :\n"
+        "    (show PUnit ⟶ X from fun _ => x) ≫ χ = fun _ => χ x := rfl\n"
+        "def d' (h : IsCoproduct ι) (k : X ⟶ Y) := h.desc (fun j => a j ≫ κ j) ≫ k",
+    )
+    assert run_audit(mini_repo).ok, [str(f) for f in run_audit(mini_repo).findings]
+
+
+def test_kernel_scalar_missing(mini_repo: Path) -> None:
+    _add_to_core(mini_repo, "def aff (W : Fin 1 → Fin 1 → Nat) (b x : Fin 1 → Nat) := Kernel.affine W b x")
+    lines = _only_rule(mini_repo, "kernel-scalar")
+    assert lines == [
+        "Formal/Core.lean:32: `Kernel.affine` without its scalar type: write `Kernel.affine (α := α)` "
+        "(against an expected `Tensor α s`, Lean solves an implicit scalar as `Tensor α []`, which has "
+        "no `Scalar` instance)"
+    ]
+
+
+def test_kernel_scalar_named_later_or_explicit_passes(mini_repo: Path) -> None:
+    _add_to_core(
+        mini_repo,
+        "def aff (W : Fin 1 → Fin 1 → Nat) (b x : Fin 1 → Nat) := Kernel.affine (α := Nat) W b x\n"
+        "def sw (y : Fin 1 → Fin 2 → Nat) := Kernel.swap (a := 1) (b := 2) (β := Nat) y\n"
+        "def aff' (W : Fin 1 → Fin 1 → Nat) (b x : Fin 1 → Nat) := @Kernel.affine Nat _ _ 1 1 W b x\n"
+        "theorem Kernel.affine_zero : True := trivial\n"
+        "theorem uses : True := Kernel.affine_zero",
+    )
+    assert run_audit(mini_repo).ok, [str(f) for f in run_audit(mini_repo).findings]
+
+
+def test_no_first(mini_repo: Path) -> None:
+    _add_to_core(
+        mini_repo,
+        "-- a comment that says first | exact is fine\n"
+        "theorem t' : True := by\n"
+        "  first\n"
+        "  | exact trivial\n"
+        "  | exact True.intro",
+    )
+    lines = _only_rule(mini_repo, "no-first")
+    assert lines == [
+        "Formal/Core.lean:34: `first | … | …`: its fallback branches are unchecked code; keep the one "
+        "proof confirmed against Lean's sources"
+    ]
+
+
 # --- the report and the CLI ----------------------------------------------------------------------
 
 

@@ -22,24 +22,17 @@ namespace Formal.PL
 
 /-! ## Order facts of core's `Rat`, with `<` -/
 
-/-- `<` on `Rat` is irreflexive. (Each helper below tries the proof checked against core's
-`Init/Data/Rat/Lemmas.lean` first; the later `first` alternatives only guard against a core lemma
-being renamed or restated, and are never reached when the first one elaborates.) -/
-theorem rat_lt_irrefl (a : Rat) : ¬ a < a := by
-  first
-  | exact fun h => Rat.ne_of_lt h rfl
-  | exact Rat.lt_irrefl
-  | exact Rat.lt_irrefl a
+/-- `<` on `Rat` is irreflexive: core's `Rat.lt_irrefl`, whose argument is implicit. -/
+theorem rat_lt_irrefl (a : Rat) : ¬ a < a :=
+  Rat.lt_irrefl
 
 /-- `<` on `Rat` is transitive: `a ≤ c` by transitivity of `≤`, and `a = c` would give
 `c < b` and `b < c`. -/
 theorem rat_lt_trans {a b c : Rat} (hab : a < b) (hbc : b < c) : a < c := by
-  first
-  | refine Rat.lt_of_le_of_ne (Rat.le_trans (Rat.le_of_lt hab) (Rat.le_of_lt hbc)) ?_
-    intro hac
-    subst hac
-    exact Rat.not_le.mpr hbc (Rat.le_of_lt hab)
-  | exact Rat.lt_trans hab hbc
+  refine Rat.lt_of_le_of_ne (Rat.le_trans (Rat.le_of_lt hab) (Rat.le_of_lt hbc)) ?_
+  intro hac
+  subst hac
+  exact Rat.not_le.mpr hbc (Rat.le_of_lt hab)
 
 /-- `<` on `Rat` is total: neither `a < b` nor `b < a` means `b ≤ a` and `a ≤ b`. -/
 theorem rat_lt_trichotomy (a b : Rat) : a < b ∨ a = b ∨ b < a :=
@@ -48,58 +41,31 @@ theorem rat_lt_trichotomy (a b : Rat) : a < b ∨ a = b ∨ b < a :=
   else Or.inr (Or.inl (Rat.le_antisymm (Rat.not_lt.mp hba) (Rat.not_lt.mp hab)))
 
 /-- Adding on the left preserves `<` on `Rat` (from core's `≤` version, `Rat.add_le_add_left`). -/
-theorem rat_add_lt_add_left {a b : Rat} (c : Rat) (h : a < b) : c + a < c + b := by
-  first
-  | exact Rat.not_le.mp (fun (hle : c + b ≤ c + a) => Rat.not_le.mpr h (Rat.add_le_add_left.mp hle))
-  | exact (Rat.add_lt_add_left (c := c)).mpr h
-  | exact Rat.add_lt_add_left h c
+theorem rat_add_lt_add_left {a b : Rat} (c : Rat) (h : a < b) : c + a < c + b :=
+  Rat.not_le.mp (fun (hle : c + b ≤ c + a) => Rat.not_le.mpr h (Rat.add_le_add_left.mp hle))
 
 /-- Multiplying on the left by a positive rational preserves `<`. -/
-theorem rat_mul_lt_mul_left {a b c : Rat} (hc : 0 < c) (h : a < b) : c * a < c * b := by
-  first
-  | exact Rat.mul_lt_mul_of_pos_left h hc
-  | exact (Rat.mul_lt_mul_left hc).mpr h
+theorem rat_mul_lt_mul_left {a b c : Rat} (hc : 0 < c) (h : a < b) : c * a < c * b :=
+  Rat.mul_lt_mul_of_pos_left h hc
 
 /-- A nonzero rational times its inverse is `1` (core states it with `a⁻¹`, which is `Rat.inv a`
 by unfolding the `Inv Rat` instance). -/
-theorem rat_mul_inv (a : Rat) (h : a ≠ 0) : a * Rat.inv a = 1 := by
-  first
-  | exact Rat.mul_inv_cancel a h
-  | exact Rat.mul_inv_cancel h
+theorem rat_mul_inv (a : Rat) (h : a ≠ 0) : a * Rat.inv a = 1 :=
+  Rat.mul_inv_cancel a h
 
 /-- `a + -a = 0` in `Rat`. -/
-theorem rat_add_neg (a : Rat) : a + -a = 0 := by
-  first
-  | exact Rat.add_neg_cancel a
-  | exact (Rat.add_comm a (-a)).trans (Rat.neg_add_cancel a)
+theorem rat_add_neg (a : Rat) : a + -a = 0 :=
+  Rat.add_neg_cancel a
 
 /-- `0 < 1` in `Rat`, by evaluation (core proves `(0 : Rat) ≠ 1` for its `Lean.Grind.Field Rat`
 instance the same way, `by decide`). -/
 theorem rat_zero_lt_one : (0 : Rat) < 1 := by
-  first
-  | decide
-  | exact rfl
+  decide
 
-/-- The inverse of a positive rational is positive: core's `Rat.inv_pos`. The second branch, tried
-only if that lemma is missing or restated, derives it from trichotomy: `a⁻¹ = 0` gives `1 = 0`,
-and `a⁻¹ < 0` gives `1 = a * a⁻¹ < a * 0 = 0`. -/
-theorem rat_inv_pos (a : Rat) (h : 0 < a) : 0 < Rat.inv a := by
-  first
-  | exact Rat.inv_pos.mpr h
-  | cases rat_lt_trichotomy 0 (Rat.inv a) with
-    | inl hpos => exact hpos
-    | inr hrest =>
-      cases hrest with
-      | inl heq =>
-        have h1 : a * Rat.inv a = 1 := rat_mul_inv a (Rat.ne_of_gt h)
-        rw [← heq, Rat.mul_zero] at h1
-        have h2 : (0 : Rat) < 1 := rat_zero_lt_one
-        rw [h1] at h2
-        exact absurd h2 (rat_lt_irrefl 1)
-      | inr hneg =>
-        have h3 : a * Rat.inv a < a * 0 := rat_mul_lt_mul_left h hneg
-        rw [rat_mul_inv a (Rat.ne_of_gt h), Rat.mul_zero] at h3
-        exact absurd (rat_lt_trans rat_zero_lt_one h3) (rat_lt_irrefl 0)
+/-- The inverse of a positive rational is positive: core's `Rat.inv_pos` (`0 < a⁻¹ ↔ 0 < a`, with
+`a⁻¹` the `Inv Rat` instance, which unfolds to `Rat.inv a`). -/
+theorem rat_inv_pos (a : Rat) (h : 0 < a) : 0 < Rat.inv a :=
+  Rat.inv_pos.mpr h
 
 /-! ## The instance -/
 

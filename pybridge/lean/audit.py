@@ -30,6 +30,29 @@
     every Zoo layer (``Formal/Zoo/*.lean``, namespace ``Formal.Zoo``) is declared in ``Formal/``, every
     Zoo file declares at least one layer, and every ``Arch.…``/``Formal.…`` name a Zoo file uses is
     declared in ``Formal/``.
+
+Four rules catch, as text, build errors that an independent reading of the library found (issue 14,
+pitfalls in the project's Lean guide):
+
+``decide-ascription``
+    no ``absurd (h : T) …`` and no ``(h : T) (by decide)``: a type ascription does not change the type
+    of ``h`` that unification sees, so ``decide`` is handed ``h``'s original goal (with its free
+    variables); ascribe the ``by`` block instead, ``absurd h (by decide : ¬T)``.
+``lambda-hom``
+    no ``fun`` (bare, or ascribed ``((fun …) : A ⟶ B)``) as an operand of ``≫``: the lambda keeps its
+    function type, which does not unify with a hom type; write ``(show A ⟶ B from fun …)``.
+``kernel-scalar``
+    every ``Kernel.…`` call names its scalar type, ``(α := …)`` (or ``(β := …)`` for the
+    type-generic kernels): elaborated against ``Tensor α s``, an implicit scalar would be solved as
+    ``Tensor α []``, which has no ``Scalar`` instance.
+``no-first``
+    no ``first | … | …`` tactic: a fallback branch is code that no compiler here checks (it named
+    lemmas that core Lean does not have); each goal gets the one proof confirmed against Lean's
+    sources.
+
+The review record (``REVIEWS.json``, :mod:`pybridge.lean.reviews`) is reported with the audit but is
+not a rule: a Lean file with no review of its current text fails the audit only with
+``require_reviews`` (``pybridge audit --require-reviews``).
 """
 
 from __future__ import annotations
@@ -51,6 +74,7 @@ from pybridge.lean.claims import (
     load_ledger,
 )
 from pybridge.lean.decls import (
+    DECL_KEYWORDS,
     Declaration,
     ModuleInfo,
     Token,
@@ -63,6 +87,7 @@ from pybridge.lean.decls import (
     scan_text,
     tokenize,
 )
+from pybridge.lean.reviews import REVIEWS_FILE, FileReview, review_status
 
 #: Words that must not occur as tokens in ``Formal/`` (``sorryAx`` is what ``sorry`` elaborates to).
 FORBIDDEN_WORDS = ("sorry", "sorryAx", "admit", "axiom", "unsafe", "implemented_by", "extern")
@@ -85,6 +110,10 @@ RULES: dict[str, str] = {
     "module-doc": "every module has a module docstring (/-! ... -/)",
     "ledger": "every declaration named in the claims ledger is declared in Formal/",
     "zoo": "every Zoo layer, and every Arch/Formal name the Zoo uses, is declared in Formal/",
+    "decide-ascription": "no `absurd (h : T) …` or `(h : T) (by decide)`: ascribe the `by` block instead",
+    "lambda-hom": "no `fun` composed with `≫`: give the morphism its hom type with `show A ⟶ B from`",
+    "kernel-scalar": "every `Kernel.…` call names its scalar type, `(α := …)` or `(β := …)`",
+    "no-first": "no `first | … | …` fallbacks: one proof per goal, checked against Lean's sources",
 }
 
 
@@ -138,6 +167,15 @@ class AuditReport(BaseModel):
     rules: tuple[RuleResult, ...]
     modules: tuple[ModuleSummary, ...]
     claims_by_status: dict[str, int]
+    #: The review state of every Lean file (from ``REVIEWS.json``); not a rule.
+    reviews: tuple[FileReview, ...] = ()
+    #: True when files without a review of their current text make the audit fail.
+    require_reviews: bool = False
+
+    @property
+    def unreviewed(self) -> tuple[FileReview, ...]:
+        """The Lean files with no review of their current text (stale or never reviewed)."""
+        return tuple(r for r in self.reviews if not r.reviewed)
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -157,6 +195,7 @@ class AuditReport(BaseModel):
         for rule in data["rules"]:
             rule["ok"] = not rule["findings"]
             rule["lines"] = [f"{f['file']}:{f['line']}: {f['message']}" for f in rule["findings"]]
+        data["unreviewed"] = [f"{r.file}: {r.describe()}" for r in self.unreviewed]
         return json.dumps(data, indent=2, ensure_ascii=False)
 
     def render_text(self) -> str:
@@ -170,6 +209,8 @@ class AuditReport(BaseModel):
             out.append(f"  {mark}  {r.rule:<{width}}  {r.description}")
             out.extend(f"        {f}" for f in r.findings)
         out.append("")
+        out.extend(self._render_reviews())
+        out.append("")
         out.append("declarations per module:")
         mwidth = max((len(m.module) for m in self.modules), default=0)
         for m in self.modules:
@@ -179,6 +220,18 @@ class AuditReport(BaseModel):
         counts = ", ".join(f"{STATUS_LABEL[s]} {self.claims_by_status.get(s, 0)}" for s in STATUSES)
         out.append(f"claims per status: {counts}")
         return "\n".join(out)
+
+    def _render_reviews(self) -> list[str]:
+        missing = self.unreviewed
+        done = len(self.reviews) - len(missing)
+        mark = "FAIL" if (self.require_reviews and missing) else ("ok  " if not missing else "note")
+        effect = "fails the audit" if self.require_reviews else "reported only; --require-reviews fails on it"
+        lines = [
+            f"  {mark}  review record ({REVIEWS_FILE}): {done} of {len(self.reviews)} Lean file(s) "
+            f"reviewed at their current text; {len(missing)} not ({effect})"
+        ]
+        lines.extend(f"        {r.file}: {r.describe()}" for r in missing)
+        return lines
 
 
 @dataclass(frozen=True)
@@ -545,6 +598,248 @@ def _rule_zoo(root: Path, sources: list[_Source], declared: dict[str, Declaratio
     return found
 
 
+# --- rules on the token stream: build-error patterns found by reading the library (issue 14) -------
+
+_OPENERS = {"(": ")", "⟨": "⟩", "[": "]", "@[": "]", "{": "}"}
+_CLOSERS = {")": "(", "⟩": "⟨", "]": "[", "}": "{"}
+_LAMBDA = ("fun", "λ")
+#: Named arguments that give a kernel its scalar (or element) type.
+KERNEL_SCALAR_ARGS = ("α", "β")
+
+
+def _match_forward(toks: tuple[Token, ...], i: int) -> int:
+    """Index of the bracket closing the one at ``i`` (``-1`` if unbalanced)."""
+    depth = 0
+    for j in range(i, len(toks)):
+        t = toks[j]
+        if t.kind != "sym":
+            continue
+        if t.text in _OPENERS:
+            depth += 1
+        elif t.text in _CLOSERS:
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def _match_backward(toks: tuple[Token, ...], j: int) -> int:
+    """Index of the bracket opening the one closed at ``j`` (``-1`` if unbalanced)."""
+    depth = 0
+    for i in range(j, -1, -1):
+        t = toks[i]
+        if t.kind != "sym":
+            continue
+        if t.text in _CLOSERS:
+            depth += 1
+        elif t.text in _OPENERS:
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _is_sym(tok: Token, *texts: str) -> bool:
+    return tok.kind == "sym" and tok.text in texts
+
+
+def _is_word(tok: Token, *words: str) -> bool:
+    return tok.kind in ("ident", "sym") and tok.text in words
+
+
+def _is_ascription(toks: tuple[Token, ...], i: int, j: int) -> bool:
+    """True when the parenthesised group ``toks[i..j]`` is a type ascription ``(e : T)`` of a term
+    (not of a ``by`` block or a ``show``, whose ascribed type is the one Lean uses)."""
+    if not _is_sym(toks[i], "(") or j - i < 3 or _is_word(toks[i + 1], "by", "show"):
+        return False
+    depth = 0
+    for k in range(i + 1, j):
+        t = toks[k]
+        if t.kind != "sym":
+            continue
+        if t.text in _OPENERS:
+            depth += 1
+        elif t.text in _CLOSERS:
+            depth -= 1
+        elif t.text == ":" and depth == 0:
+            return True
+    return False
+
+
+def _is_bare_decide(toks: tuple[Token, ...], i: int) -> bool:
+    """True when ``toks[i:i+4]`` is ``(by decide)`` with no ascription."""
+    return (
+        i + 3 < len(toks)
+        and _is_sym(toks[i], "(")
+        and _is_word(toks[i + 1], "by")
+        and _is_word(toks[i + 2], "decide")
+        and _is_sym(toks[i + 3], ")")
+    )
+
+
+def _rule_decide_ascription(sources: list[_Source]) -> list[Finding]:
+    found: list[Finding] = []
+    for src in sources:
+        toks = src.tokens
+        for i, tok in enumerate(toks):
+            if (
+                tok.kind == "ident"
+                and tok.text == "absurd"
+                and i + 1 < len(toks)
+                and _is_sym(toks[i + 1], "(")
+            ):
+                end = _match_forward(toks, i + 1)
+                if end > 0 and _is_ascription(toks, i + 1, end):
+                    found.append(
+                        Finding(
+                            rule="decide-ascription",
+                            file=src.file,
+                            line=tok.line,
+                            message="`absurd (h : T) …`: the ascription does not change the type of `h`, "
+                            "so `absurd`'s proposition is `h`'s original type; write "
+                            "`absurd h (by decide : ¬T)`",
+                        )
+                    )
+                    continue
+            if _is_bare_decide(toks, i) and i > 0 and _is_sym(toks[i - 1], ")"):
+                start = _match_backward(toks, i - 1)
+                if start >= 0 and _is_ascription(toks, start, i - 1):
+                    if start > 0 and _is_word(toks[start - 1], "absurd"):
+                        continue  # reported above, once
+                    found.append(
+                        Finding(
+                            rule="decide-ascription",
+                            file=src.file,
+                            line=tok.line,
+                            message="`(h : T) (by decide)`: the ascription does not change the type of `h`, "
+                            "so `decide` gets a goal built from `h`'s original type; ascribe the `by` "
+                            "block instead, `(by decide : …)`",
+                        )
+                    )
+    return found
+
+
+def _lambda_group(toks: tuple[Token, ...], i: int, j: int) -> bool:
+    """True when the group ``toks[i..j]`` is a lambda, bare ``(fun …)`` or ascribed ``((fun …) : T)``."""
+    if not _is_sym(toks[i], "(") or j - i < 2:
+        return False
+    first = toks[i + 1]
+    if _is_word(first, *_LAMBDA):
+        return True
+    return _is_sym(first, "(") and i + 2 < j and _is_word(toks[i + 2], *_LAMBDA)
+
+
+#: Keywords after which a term starts (so a group after them is a whole operand, not an argument).
+_TERM_START_WORDS = frozenset(
+    {"exact", "refine", "have", "show", "from", "by", "then", "else", "return", "calc", "let", "in", "at"}
+)
+
+
+def _starts_operand(prev: Token) -> bool:
+    """True when a term that follows ``prev`` cannot be an argument of an application ending at
+    ``prev``: ``prev`` is an opening bracket, an operator or punctuation, or a keyword."""
+    if prev.kind == "sym":
+        return prev.text not in _CLOSERS
+    return prev.kind == "ident" and prev.text in _TERM_START_WORDS
+
+
+def _rule_lambda_hom(sources: list[_Source]) -> list[Finding]:
+    found: list[Finding] = []
+    message = (
+        "a `fun` composed with `≫` keeps its function type (an ascription does not retype it), which "
+        "does not unify with a hom type; write `(show A ⟶ B from fun …)`"
+    )
+    for src in sources:
+        toks = src.tokens
+        for i, tok in enumerate(toks):
+            if not _is_sym(tok, "≫"):
+                continue
+            left = i > 0 and _is_sym(toks[i - 1], ")")
+            if left:
+                start = _match_backward(toks, i - 1)
+                # the group is the whole left operand only when no application head precedes it
+                # (in `h.desc (fun j => …) ≫ g` the operand is `h.desc (…)`)
+                left = (
+                    start >= 0
+                    and _lambda_group(toks, start, i - 1)
+                    and (start == 0 or _starts_operand(toks[start - 1]))
+                )
+            right = i + 1 < len(toks) and _is_sym(toks[i + 1], "(")
+            if right:
+                end = _match_forward(toks, i + 1)
+                right = end > 0 and _lambda_group(toks, i + 1, end)
+            if left or right:
+                found.append(Finding(rule="lambda-hom", file=src.file, line=tok.line, message=message))
+    return found
+
+
+def _is_kernel_name(text: str) -> bool:
+    return text.startswith("Kernel.") or ".Kernel." in text
+
+
+def _rule_kernel_scalar(sources: list[_Source], declared: dict[str, Declaration]) -> list[Finding]:
+    found: list[Finding] = []
+    for src in sources:
+        toks = src.tokens
+        for i, tok in enumerate(toks):
+            if tok.kind != "ident" or not _is_kernel_name(tok.text):
+                continue
+            decl = resolve(tok.text, "Formal", declared)
+            if decl is not None and decl.kind not in ("def", "abbrev"):
+                continue  # a lemma about a kernel, not a kernel
+            prev = toks[i - 1] if i else None
+            if prev is not None and (_is_sym(prev, "@") or _is_word(prev, *DECL_KEYWORDS)):
+                continue
+            named: list[str] = []
+            k = i + 1
+            while (
+                k + 2 < len(toks)
+                and _is_sym(toks[k], "(")
+                and toks[k + 1].kind == "ident"
+                and _is_sym(toks[k + 2], ":=")
+            ):
+                named.append(toks[k + 1].text)
+                end = _match_forward(toks, k)
+                if end < 0:
+                    break
+                k = end + 1
+            if not any(n in KERNEL_SCALAR_ARGS for n in named):
+                found.append(
+                    Finding(
+                        rule="kernel-scalar",
+                        file=src.file,
+                        line=tok.line,
+                        message=f"`{tok.text}` without its scalar type: write `{tok.text} (α := α)` "
+                        "(against an expected `Tensor α s`, Lean solves an implicit scalar as "
+                        "`Tensor α []`, which has no `Scalar` instance)",
+                    )
+                )
+    return found
+
+
+def _rule_no_first(sources: list[_Source]) -> list[Finding]:
+    found: list[Finding] = []
+    for src in sources:
+        toks = src.tokens
+        for i, tok in enumerate(toks):
+            if (
+                tok.kind == "ident"
+                and tok.text == "first"
+                and i + 1 < len(toks)
+                and _is_sym(toks[i + 1], "|")
+            ):
+                found.append(
+                    Finding(
+                        rule="no-first",
+                        file=src.file,
+                        line=tok.line,
+                        message="`first | … | …`: its fallback branches are unchecked code; keep the one "
+                        "proof confirmed against Lean's sources",
+                    )
+                )
+    return found
+
+
 def scan_modules(root: Path) -> list[ModuleInfo]:
     """Scan every Lean source of the library (raises :class:`LeanParseError` on the first unreadable
     file)."""
@@ -555,9 +850,15 @@ def scan_modules(root: Path) -> list[ModuleInfo]:
     return out
 
 
-def run_audit(root: Path) -> AuditReport:
-    """Run every rule on the repository at ``root`` and return the report (never raises for a finding)."""
+def run_audit(root: Path, *, require_reviews: bool = False) -> AuditReport:
+    """Run every rule on the repository at ``root`` and return the report (never raises for a finding).
+
+    The report also gives the review state of every Lean file (``REVIEWS.json``); a file with no review
+    of its current text makes ``ok`` false only when ``require_reviews`` is set. Raises
+    :class:`ReviewRecordError` when the review record is malformed.
+    """
     root = root.resolve()
+    reviews = review_status(root)
     findings: dict[str, list[Finding]] = {rule: [] for rule in RULES}
     syntax: list[Finding] = []
     sources = _read_sources(root, syntax)
@@ -588,6 +889,10 @@ def run_audit(root: Path) -> AuditReport:
     else:
         findings["ledger"] = ledger_findings
         findings["zoo"] = _rule_zoo(root, sources, declared)
+    findings["decide-ascription"] = _rule_decide_ascription(sources)
+    findings["lambda-hom"] = _rule_lambda_hom(sources)
+    findings["kernel-scalar"] = _rule_kernel_scalar(sources, declared)
+    findings["no-first"] = _rule_no_first(sources)
     rules = tuple(
         RuleResult(rule=rule, description=desc, findings=tuple(findings[rule]))
         for rule, desc in RULES.items()
@@ -602,10 +907,13 @@ def run_audit(root: Path) -> AuditReport:
         for m in modules
     )
     counts = ledger.counts() if ledger is not None else {s: 0 for s in STATUSES}
+    unreviewed = any(not r.reviewed for r in reviews)
     return AuditReport(
         root=str(root),
-        ok=all(r.ok for r in rules),
+        ok=all(r.ok for r in rules) and not (require_reviews and unreviewed),
         rules=rules,
         modules=summaries,
         claims_by_status=counts,
+        reviews=reviews,
+        require_reviews=require_reviews,
     )
