@@ -18,10 +18,10 @@ theorem names the laws it assumes.
 * `NatCastLaws α`: `ofNat 0 = 0` and `ofNat (n + 1) = ofNat n + 1`.
 
 The real numbers with their exponential and square root satisfy all three together with
-`OrderedFieldLaws`. Core's `Rat` does not: no map `Rat → Rat` satisfies the laws of `ExpLaws`
-(`e := exp 1` would be a rational `> 1` with `exp (1/n) ^ n = e`, a rational `n`-th root, for every
-`n`, and no rational other than `1` has that; a standard fact, not proved here), so theorems that assume `ExpLaws` hold "over any
-ordered field with an exponential", never "over ℚ". No instance is given here.
+`OrderedFieldLaws`. Core's `Rat` does not satisfy `ExpLaws` with any `exp`: `e := exp 1` would be a
+rational `> 1` with a rational `n`-th root `exp (1/n)` for every `n`, and no rational other than `1`
+has that. (Both are standard facts, not proved here.) So theorems that assume `ExpLaws` hold "over
+any ordered field with an exponential", never "over ℚ". No instance is given here.
 -/
 
 namespace Formal.PL
