@@ -78,8 +78,8 @@ theorem sqrt_one_pos : Scalar.zero < Transcendental.sqrt (Scalar.one : α) := by
   have hsq : Transcendental.sqrt (Scalar.one : α) * Transcendental.sqrt (Scalar.one : α) =
       Scalar.one :=
     SqrtLaws.sqrt_mul_self (Scalar.one : α) not_one_lt_zero
-  rcases OrderedFieldLaws.lt_trichotomy (Transcendental.sqrt (Scalar.one : α)) Scalar.zero with
-    h | h | h
+  have htri := OrderedFieldLaws.lt_trichotomy (Transcendental.sqrt (Scalar.one : α)) Scalar.zero
+  rcases htri with h | h | h
   · exact absurd h (SqrtLaws.sqrt_nonneg (Scalar.one : α))
   · rw [h, zero_mul (Scalar.zero : α)] at hsq
     exact absurd hsq.symm (ne_of_lt' (OrderedFieldLaws.zero_lt_one (α := α)))

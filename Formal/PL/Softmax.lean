@@ -10,14 +10,17 @@ a transformer is not piecewise linear. `Formal/Attention/Witness.lean` proves it
 atoms (`mul`, the hyper-linear layer, linear attention without softmax). This file proves it for the
 Zoo's softmax attention itself, `Formal.Zoo.attention` (`torch.nn.MultiheadAttention`), over any
 ordered field with an exponential and a square root (`OrderedFieldLaws`, `ExpLaws`, `SqrtLaws`,
-`NatCastLaws`; no such `exp` exists on `Rat`, see `Formal/PL/ExpLaws.lean`).
+`NatCastLaws` of `Formal/PL/ExpLaws.lean`; no instance for `Rat` is given, so nothing here is stated
+over ℚ).
 
 * `logistic_not_locallyAffine`: for `κ > 0` and `D > 0`, `t ↦ exp (κ t) / (exp (κ t) + D)` is not
   `LocallyAffine`. If it agreed with an affine `u` on an interval, then at `p`, the midpoint `m` and
   `q` the values `A, B, C` of `exp (κ ·)` satisfy `u·(X + D) = X`, `u_p + u_q = 2 u_m` and
-  `A C = B²` (`exp` turns sums into products); clearing denominators gives
-  `D (B − D) (2B − A − C) = 0`, and `2B < A + C` (strict AM–GM, since `A < B < C`), so `B = D`.
-  Two different midpoints would both have `exp (κ m) = D`, against strict monotonicity.
+  `A C = B²` (`exp` turns sums into products). Clearing denominators gives
+  `A (C+D)(B+D) + C (A+D)(B+D) = 2 B (A+D)(C+D)` (`star_eq`); if `B < D` or `D < B`, the
+  rearrangement inequality with `2B < A + C` (strict AM–GM, `amgm_strict`, since `A < B < C`) makes
+  one side strictly smaller, so `B = D` (`mid_value_eq`). Two different midpoints would both have
+  `exp (κ m) = D`, against strict monotonicity (`logistic_contra`).
 * `attention_line`: the Zoo attention with `seq = 2`, `d_model = 2`, `heads = 2` (so `d_head = 1`
   and the scores are scaled by `1/√1`), at the weights `attnParams` (query `1`, key = feature 0,
   value = feature 1, output = head 0), along the line `lineS lineBase lineDir`
