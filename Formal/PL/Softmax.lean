@@ -118,12 +118,15 @@ theorem mid_add_mid (a b : α) : mid a b + mid a b = a + b :=
           rw [OrderedFieldLaws.mul_inv (Scalar.one + Scalar.one : α) (ne_of_lt' zero_lt_two)]
     _ = a + b := mul_one (a + b)
 
-/-! ### Polynomial identities (commutative-semiring normalisation by `simp only`) -/
+/-! ### Polynomial identities
+
+`poly_affine_sum`, `poly_star_left` and `poly_star_right` are explicit rewriting chains; the four
+identities with `common` need a full expansion and are closed by `simp only` with the
+commutative-semiring laws (distributivity, associativity, and commutativity and left commutativity,
+which `simp` applies as permutation lemmas, only when the result is smaller in its AC order). -/
 
 theorem poly_affine_sum (k c p q : α) : k * p + c + (k * q + c) = k * (p + q) + (c + c) := by
-  simp only [add_mul, OrderedFieldLaws.mul_add, OrderedFieldLaws.mul_assoc,
-    OrderedFieldLaws.mul_comm, mul_left_comm, OrderedFieldLaws.add_assoc,
-    OrderedFieldLaws.add_comm, add_left_comm]
+  rw [OrderedFieldLaws.mul_add k p q, add_add_add_comm (k * p) c (k * q) c]
 
 /-- An affine map takes the mean value at a midpoint: `p + q = m + m` gives
 `u p + u q = u m + u m` for `u t = k t + c`. -/
@@ -134,16 +137,18 @@ theorem affine_mid (k c p q m : α) (h : p + q = m + m) :
 theorem poly_star_left (up uq A B C D : α) :
     up * (A + D) * ((C + D) * (B + D)) + uq * (C + D) * ((A + D) * (B + D)) =
       (up + uq) * ((A + D) * ((B + D) * (C + D))) := by
-  simp only [add_mul, OrderedFieldLaws.mul_add, OrderedFieldLaws.mul_assoc,
-    OrderedFieldLaws.mul_comm, mul_left_comm, OrderedFieldLaws.add_assoc,
-    OrderedFieldLaws.add_comm, add_left_comm]
+  rw [add_mul up uq ((A + D) * ((B + D) * (C + D))),
+    OrderedFieldLaws.mul_assoc up (A + D) ((C + D) * (B + D)),
+    OrderedFieldLaws.mul_comm (C + D) (B + D),
+    OrderedFieldLaws.mul_assoc uq (C + D) ((A + D) * (B + D)),
+    mul_left_comm (C + D) (A + D) (B + D), OrderedFieldLaws.mul_comm (C + D) (B + D)]
 
 theorem poly_star_right (um A B C D : α) :
     (um + um) * ((A + D) * ((B + D) * (C + D))) =
       um * (B + D) * ((A + D) * (C + D)) + um * (B + D) * ((A + D) * (C + D)) := by
-  simp only [add_mul, OrderedFieldLaws.mul_add, OrderedFieldLaws.mul_assoc,
-    OrderedFieldLaws.mul_comm, mul_left_comm, OrderedFieldLaws.add_assoc,
-    OrderedFieldLaws.add_comm, add_left_comm]
+  rw [add_mul um um ((A + D) * ((B + D) * (C + D))),
+    OrderedFieldLaws.mul_assoc um (B + D) ((A + D) * (C + D)),
+    mul_left_comm (B + D) (A + D) (C + D)]
 
 /-- The common part `2ABC + ABD + BCD` of the two sides of the cleared equation. -/
 def common (A B C D : α) : α := A * (B * C) + A * (B * C) + (A * (B * D) + B * (C * D))
