@@ -40,6 +40,8 @@ import Formal.PL.Rat
 import Formal.PL.OneDim
 import Formal.PL.Breakpoints
 import Formal.PL.Fragment
+import Formal.PL.ExpLaws
+import Formal.PL.Softmax
 import Formal.Attention.Witness
 import Formal.Attention.ChooseEval
 import Formal.Gap.FullyFaithful

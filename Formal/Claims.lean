@@ -25,6 +25,7 @@ import Formal.Site.CopyNormal
 import Formal.Site.Acyclic
 import Formal.PL.Fragment
 import Formal.PL.Rat
+import Formal.PL.Softmax
 import Formal.Attention.Witness
 import Formal.Attention.ChooseEval
 import Formal.Gap.FullyFaithful
@@ -234,9 +235,9 @@ def vmC1pretopos : Claim where
 def vmC2 : Claim where
   id := "VM.C2"
   paper := "VM"
-  statement := "A transformer is not PL. Proved: t ↦ t² is affine on no nondegenerate interval, hence not LocallyAffine; no PL-fragment term denotes (x₀, x₁) ↦ x₀·x₁; explicit weights and lines along which hyperLinear, linear attention (no softmax) and the product atom of the GLU compute t ↦ t². Over an abstract ordered field (OrderedFieldLaws), so over ℚ as well: core's Rat satisfies the laws (ratOrderedFieldLaws)."
+  statement := "A transformer is not PL. Proved for the Zoo's softmax attention itself: Zoo.attention with seq = 2, d_model = 2, heads = 2 (head width 2/2 = 1), at explicit weights (attnParams: query weights 0 and bias 1, keys read feature 0, values read feature 1, other biases 0, output projection reads head 0) and along an explicit line (token 0 is (t, 1), token 1 is (0, 0)), has output coordinate (0, 0) equal to the logistic exp(c·t)/(exp(c·t) + 1) with c = 1/√1 (attention_line); this is not LocallyAffine (logistic_not_locallyAffine: exp(κt)/(exp(κt) + D) for any κ > 0, D > 0; attention_not_locallyAffine), so no PL-fragment term, whatever its weights, agrees with that coordinate along that line (attention_not_pl). These hold over any ordered field with an exponential: scalars with OrderedFieldLaws, ExpLaws (exp 0 = 1, exp(x + y) = exp x · exp y, exp x > 0, exp strictly increasing), SqrtLaws (sqrt x · sqrt x = x and sqrt x ≥ 0 for x ≥ 0) and NatCastLaws (ofNat 0 = 0, ofNat (n + 1) = ofNat n + 1) (not over ℚ: no ExpLaws instance is given for Rat). Also proved, for the bilinear atoms over any OrderedFieldLaws scalars (so over ℚ: core's Rat satisfies them, ratOrderedFieldLaws): t ↦ t² is affine on no nondegenerate interval, hence not LocallyAffine; no PL-fragment term denotes (x₀, x₁) ↦ x₀·x₁; explicit weights and lines along which hyperLinear, linear attention (no softmax) and the product atom of the GLU compute t ↦ t²."
   status := .proved
-  decls := [``Formal.PL.sq_not_affineOn, ``Formal.PL.sq_not_pl, ``Formal.PL.mul_not_pl, ``Formal.Attention.mul_witness, ``Formal.Attention.mulVec_witness, ``Formal.Attention.glu_eq, ``Formal.Attention.hyperLinear_witness, ``Formal.Attention.linearAttention_witness, ``Formal.PL.ratOrderedFieldLaws]
+  decls := [``Formal.PL.ExpLaws, ``Formal.PL.SqrtLaws, ``Formal.PL.NatCastLaws, ``Formal.PL.logistic_not_locallyAffine, ``Formal.PL.attention_line, ``Formal.PL.attention_not_locallyAffine, ``Formal.PL.attention_not_pl, ``Formal.PL.sq_not_affineOn, ``Formal.PL.sq_not_pl, ``Formal.PL.mul_not_pl, ``Formal.Attention.mul_witness, ``Formal.Attention.mulVec_witness, ``Formal.Attention.glu_eq, ``Formal.Attention.hyperLinear_witness, ``Formal.Attention.linearAttention_witness, ``Formal.PL.ratOrderedFieldLaws]
 
 def vmC2necessarily : Claim where
   id := "VM.C2.necessarily"

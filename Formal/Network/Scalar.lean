@@ -8,7 +8,9 @@ abstract scalar type. This file declares the operations that the semantics uses,
   decidable strict order). ReLU, arg-max routing, means and scalings need nothing more. Core's `Rat` is
   an instance (below), so every statement proved for an arbitrary `Scalar` holds over the rationals.
 * `Transcendental α`: `exp` and `sqrt`, used by softmax, sigmoid, layer norm and the `1/√d` scaling of
-  attention. No laws are declared for them: no proof in this library depends on their values.
+  attention. Their laws (and those of `ofNat`) are hypothesis classes in `Formal/PL/ExpLaws.lean`
+  (`ExpLaws`, `SqrtLaws`, `NatCastLaws`), taken by the proofs about softmax
+  (`Formal/PL/Softmax.lean`); no `Rat` instance of them exists.
 
 Laws (associativity, distributivity, order compatibility, ...) are *not* fields of `Scalar`: the
 proofs that need them take them as an explicit hypothesis class (see `Formal/PL/`), so each theorem
@@ -35,7 +37,8 @@ class Scalar (α : Type u) extends Add α, Mul α, Neg α, LT α where
   decLt : ∀ a b : α, Decidable (a < b)
 
 /-- `exp` and `sqrt`, the two transcendental operations that softmax, sigmoid, layer norm and the
-attention scaling use. -/
+attention scaling use. Their laws are the hypothesis classes `Formal.PL.ExpLaws` and
+`Formal.PL.SqrtLaws`, not fields. -/
 class Transcendental (α : Type u) where
   /-- The exponential. -/
   exp : α → α
