@@ -316,7 +316,9 @@ theorem copySite_tips : ∀ t : CopyV, copyTip t = true →
   | tang => exact absurd ht (by decide)
   | obj => exact absurd ht (by decide)
 
-/-- The copy-normalised site of the residual block is thin (a poset), by `thin_of_tips`. -/
+/-- The copy-normalised site of the residual block is thin (at most one path between any two
+vertices), by `thin_of_tips`. `Thin` does not exclude non-empty loops, so this alone does not make
+the site a poset; acyclicity is `copySite_thin_acyclic` in `Formal/Site/Acyclic.lean`. -/
 theorem copySite_thin : Thin copySite :=
   thin_of_tips copySite copyTip copySite_out copySite_tips
 
