@@ -11,7 +11,8 @@ of the category of piecewise-linear maps: the completion is supposed to contain 
 
 * `ff_no_new_maps`: for a fully faithful functor `F : C ⥤ D`, every `g : F X ⟶ F Y` is `F.map f`
   for exactly one `f : X ⟶ Y`;
-* `PLCat`: the category whose objects are the dimensions `n` (standing for `αⁿ`) and whose morphisms
+* `plCategory` (called `PLCat` in the text; no declaration has that name): the category on
+  `PLObj α`, whose objects are the dimensions `n` (standing for `αⁿ`) and whose morphisms (`PLHom`)
   are the maps denoted by terms of the PL fragment (`Formal.PL.IsPL`);
 * `pl_completion_adds_no_maps`: any fully faithful completion `F` of `PLCat` has no morphism
   `F(αᵐ) ⟶ F(αⁿ)` other than the images of PL maps;
