@@ -49,10 +49,10 @@ agrees with `t ↦ t²` at two points at most), hence not `ContinuousPL` (`mul_n
 * `WilkieMonotonicity` — `ℝ_exp` is o-minimal (Wilkie, JAMS 1996), so by the monotonicity theorem
   (van den Dries 1998, Ch. 3, (1.2)) every definable function of one variable is strictly monotone
   or constant on a subinterval of any interval. It is a hypothesis about `α` and its `exp`: true for
-  `ℝ` with the real exponential; for an arbitrary `Transcendental.exp` it can fail.
+  `ℝ` with the real exponential; for an arbitrary `Transcendental.exp` it can fail (not formalised).
 * `InvarianceOfDomain` — Brouwer: `ℝᵐ` and `ℝⁿ` are homeomorphic only if `m = n`. A hypothesis
   about `α`: it fails over `ℚ` (`ℚ` and `ℚ²` are homeomorphic, by Sierpiński's theorem that every
-  countable metrizable space without isolated points is homeomorphic to `ℚ`).
+  countable metrizable space without isolated points is homeomorphic to `ℚ`; not formalised).
 
 Not formalised: the proofs of the four cited theorems, the pretopos of VM.C1, and the implication
 "semilinear ⇒ `LineAffine`" (argued in `Formal/Gap/LineAffine.lean`).
@@ -288,7 +288,7 @@ def WilkieMonotonicity (α : Type u) [Scalar α] [Transcendental α] : Prop :=
 
 /-- **Hypothesis (Brouwer's invariance of domain, for `ℝ`).** If `f : αᵐ → αⁿ` and `g : αⁿ → αᵐ`
 are mutually inverse and both ε-δ continuous (`EpsDeltaContinuous`), then `m = n`. A hypothesis
-about `α`: it fails for `ℚ` (`ℚ ≅ ℚ²` as topological spaces, Sierpiński). -/
+about `α`: it fails for `ℚ` (`ℚ ≅ ℚ²` as topological spaces, Sierpiński; not formalised). -/
 def InvarianceOfDomain (α : Type u) [Scalar α] : Prop :=
   ∀ (m n : Nat) (f : (Fin m → α) → (Fin n → α)) (g : (Fin n → α) → (Fin m → α)),
     EpsDeltaContinuous f → EpsDeltaContinuous g → (∀ x, g (f x) = x) → (∀ y, f (g y) = y) → m = n

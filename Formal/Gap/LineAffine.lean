@@ -18,7 +18,8 @@ all of those maps between Euclidean spaces and repeats the argument there.
 * `LACat`: objects are dimensions `n : Nat` (standing for `αⁿ`), morphisms `αᵐ → αⁿ` are the
   `LineAffine` maps. Closure under composition is `LineAffine.comp`: on a subinterval where all
   coordinates of `f` along the line are affine at once (`common_affine`, finitely many coordinates),
-  `f` maps the line segment onto a segment of another line, along which `g` is locally affine.
+  `t ↦ f (x + v t)` is the line `t ↦ C + K t` (constant when `K = 0`), along which `g` is locally
+  affine.
 * Every PL-fragment map of `PLCat` is `LineAffine` (`lineAffine_of_plHom`).
 * `αᵃ⁺ᵇ` with the two coordinate projections `laFst`, `laSnd` is a product of `αᵃ` and `αᵇ` in
   `LACat` (`laProdIsProduct`; the pairing is concatenation, `laLift`).

@@ -10,9 +10,9 @@ local consequence of that definition, and this file formalises exactly that cons
 * `AffineOn f a b`: `f` agrees with some `t ↦ k * t + c` on the open interval `(a, b)`;
 * `LocallyAffine f`: every nondegenerate open interval contains a nondegenerate open subinterval on
   which `f` is affine. Every PL function (finitely many breakpoints) is `LocallyAffine`: a subinterval
-  avoiding the finitely many breakpoints always exists (`PL1.toLocallyAffine`). The converse fails:
-  `LocallyAffine` allows infinitely many pieces, so it is weaker than "piecewise linear"; the global
-  definition with finitely many breakpoints is `PL1` (`Formal/PL/Breakpoints.lean`).
+  avoiding the finitely many breakpoints always exists (`PL1.toLocallyAffine`). The converse fails
+  (not formalised): `LocallyAffine` allows infinitely many pieces, so it is weaker than "piecewise
+  linear"; the global definition with finitely many breakpoints is `PL1` (`Formal/PL/Breakpoints.lean`).
 
 `LocallyAffine` is closed under constants, the identity, sums, scalings and ReLU (`la_const`,
 `la_ident`, `la_add`, `la_scale`, `la_relu`), which is all that the layers of the PL fragment do to
