@@ -135,6 +135,63 @@ class Site:
         """Find the pairs of objects joined by two or more paths of generating arrows.
 
         ``x`` has two paths to ``y`` iff two of its out-arrows (parallel ones included) reach ``y``, or one
+        out-arrow leads to an object that already has two paths to ``y``.
+
+        Every site built from a layer graph has this shape: the tangs and forks (``Q``) only reach each
+        other, and every other object has at most one out-arrow to an object outside ``Q`` (a layer has
+        one argument arrow, a join none). So the objects outside ``Q`` reached from ``x`` lie on one path,
+        two paths can only meet in ``Q``, and it is enough to track the reached tangs and forks: bitsets
+        over ``Q`` alone, O(arrows) operations on ints of ``|Q|`` bits. A site without that shape
+        falls back to bitsets over all objects (:meth:`_thinness_all_objects`).
+        """
+        n = len(self.objects)
+        in_q = [o.kind in ("tang", "fork") for o in self.objects]
+        for i in range(n):
+            outside = 0
+            for a in self.out[i]:
+                if not in_q[a.dst]:
+                    outside += 1
+            if (in_q[i] and outside) or outside > 1:
+                return self._thinness_all_objects()
+        # Q numbered in increasing object index, so the lowest Q bit is the lowest object index.
+        q_objects = [i for i in range(n) if in_q[i]]
+        q_pos = {i: k for k, i in enumerate(q_objects)}
+        one = [0] * n  # Q objects reached by at least one path
+        two = [0] * n  # Q objects reached by at least two paths
+        for i in self.order:
+            r1 = 1 << q_pos[i] if in_q[i] else 0
+            r2 = 0
+            for a in self.out[i]:
+                d1 = one[a.dst]
+                r2 |= two[a.dst] | (r1 & d1)
+                r1 |= d1
+            one[i] = r1
+            two[i] = r2
+        tangs = 0
+        for k, i in enumerate(q_objects):
+            if self.objects[i].kind == "tang":
+                tangs |= 1 << k
+        pairs = sum(m.bit_count() for m in two)
+        into_tangs = sum((m & tangs).bit_count() for m in two)
+        witness = None
+        if pairs:
+            # Prefer a witness that ends in a tang (the paper's situation), from the latest source.
+            best = None
+            for i in self.order:
+                m = two[i] & tangs or two[i]
+                if m:
+                    best = (i, q_objects[(m & -m).bit_length() - 1])
+                    if two[i] & tangs:
+                        break
+            assert best is not None
+            i, j = best
+            witness = (self.objects[i].name, self.objects[j].name, self.count_paths(i, j))
+        return Thinness(thin=pairs == 0, nonthin_pairs=pairs, pairs_into_tangs=into_tangs, witness=witness)
+
+    def _thinness_all_objects(self) -> Thinness:
+        """:meth:`thinness` with bitsets over all objects (any arrows; O(objects²) bits of memory).
+
+        ``x`` has two paths to ``y`` iff two of its out-arrows (parallel ones included) reach ``y``, or one
         out-arrow leads to an object that already has two paths to ``y``. Bitsets, O(arrows) big-int ops.
         """
         reach = self.reach()
@@ -187,7 +244,8 @@ class Poset:
     """A finite poset as bitsets, with the generating relations that realise each covering relation.
 
     Elements are ``0..n-1``; ``up[i]`` and ``down[i]`` are the bitsets of ``{j : i <= j}`` and
-    ``{j : j <= i}`` (both contain ``i``). ``covers`` lists the pairs ``(lower, upper)`` of the Hasse
+    ``{j : j <= i}`` (both contain ``i``), computed on first use: the site's own computations (thinness,
+    the covering relations, every ``|Ω(x)|``) do without them, so large sites need not hold O(n²) bits. ``covers`` lists the pairs ``(lower, upper)`` of the Hasse
     diagram; ``realisers[(lower, upper)]`` lists the generating arrows of C (as tuples of arrows, a tine
     followed by its tang for the relations ``a'_i <= A``) that give this relation directly.
     """
@@ -209,12 +267,16 @@ class Poset:
                 raise SiteError(f"poset: a relation from {names[lo]!r} to itself")
             succ[lo].append(hi)
             realisers.setdefault((lo, hi), []).append(arrows)
+        # the distinct direct successors of each element, in the order of the relations
+        targets = [list(dict.fromkeys(s)) if len(s) > 1 else s for s in succ]
+        self._targets = targets
         # topological order of the relation graph, maximal elements first
-        outdeg = [len(set(s)) for s in succ]
+        outdeg = [len(t) for t in targets]
         preds: list[list[int]] = [[] for _ in range(self.n)]
         for lo in range(self.n):
-            for hi in set(succ[lo]):
+            for hi in set(succ[lo]):  # a set, as before: this order fixes tops_first
                 preds[hi].append(lo)
+        self._preds = preds
         ready = [i for i in range(self.n) if outdeg[i] == 0]
         order: list[int] = []
         while ready:
@@ -227,32 +289,95 @@ class Poset:
         if len(order) != self.n:
             raise SiteError("poset: the relations have a cycle")
         self.tops_first = order
-        up = [0] * self.n
-        for i in order:
-            u = 1 << i
-            for j in succ[i]:
-                u |= up[j]
-            up[i] = u
-        down = [0] * self.n
-        for i in range(self.n):
-            m = up[i]
-            while m:
-                low = m & -m
-                down[low.bit_length() - 1] |= 1 << i
-                m ^= low
-        self.up = up
-        self.down = down
+        self._up: list[int] | None = None
+        self._down: list[int] | None = None
+        self._maximal_above: dict[int, int] = {}
+        self._maximal_pos: dict[int, int] | None = None
         covers: list[tuple[int, int]] = []
         self.realisers: dict[tuple[int, int], list[tuple[Arrow, ...]]] = {}
         for lo in range(self.n):
-            targets = list(dict.fromkeys(succ[lo]))
-            for hi in targets:
-                if any(up[z] >> hi & 1 for z in targets if z != hi):
-                    continue
+            for hi in self._upper_covers(lo):
                 covers.append((lo, hi))
                 self.realisers[(lo, hi)] = realisers[(lo, hi)]
         self.covers = covers
         self.all_mask = (1 << self.n) - 1
+
+    def _upper_covers(self, lo: int) -> list[int]:
+        """The direct successors of ``lo`` that no other direct successor of ``lo`` lies below.
+
+        A maximal successor lies below no other successor, and only a non-maximal one can have another
+        above it. With at most one non-maximal successor ``z`` (every element of a site's poset), the
+        test is "``hi`` is a maximal element above ``z``", on bitsets over the maximal elements only;
+        otherwise it reads the full up-sets.
+        """
+        targets = self._targets[lo]
+        if len(targets) <= 1:
+            return list(targets)
+        inner = [t for t in targets if self._targets[t]]
+        if not inner:
+            return list(targets)
+        if len(inner) == 1:
+            z = inner[0]
+            above = self._maximal_above_of(z)
+            pos = self._maximal_pos
+            assert pos is not None
+            return [hi for hi in targets if hi == z or not (above >> pos[hi] & 1)]
+        up = self.up
+        return [hi for hi in targets if not any(up[z] >> hi & 1 for z in inner if z != hi)]
+
+    def _maximal_above_of(self, x: int) -> int:
+        """The maximal elements ``>= x`` as a bitset over the maximal elements (memoized)."""
+        if self._maximal_pos is None:
+            self._maximal_pos = {i: k for k, i in enumerate(i for i in range(self.n) if not self._targets[i])}
+        memo, pos, targets = self._maximal_above, self._maximal_pos, self._targets
+        if x in memo:
+            return memo[x]
+        stack = [x]
+        while stack:
+            v = stack[-1]
+            if v in memo:
+                stack.pop()
+                continue
+            if not targets[v]:
+                memo[v] = 1 << pos[v]
+                stack.pop()
+                continue
+            todo = [t for t in targets[v] if t not in memo]
+            if todo:
+                stack.extend(todo)
+                continue
+            r = 0
+            for t in targets[v]:
+                r |= memo[t]
+            memo[v] = r
+            stack.pop()
+        return memo[x]
+
+    @property
+    def up(self) -> list[int]:
+        """``up[i]``: the bitset of ``{j : i <= j}`` (computed on first use: O(n²) bits of memory)."""
+        if self._up is None:
+            up = [0] * self.n
+            for i in self.tops_first:
+                u = 1 << i
+                for j in self._targets[i]:
+                    u |= up[j]
+                up[i] = u
+            self._up = up
+        return self._up
+
+    @property
+    def down(self) -> list[int]:
+        """``down[i]``: the bitset of ``{j : j <= i}`` (computed on first use: O(n²) bits of memory)."""
+        if self._down is None:
+            down = [0] * self.n
+            for i in reversed(self.tops_first):  # minimal elements first
+                d = 1 << i
+                for j in self._preds[i]:
+                    d |= down[j]
+                down[i] = d
+            self._down = down
+        return self._down
 
     @classmethod
     def from_site(cls, site: Site) -> Poset:
