@@ -11,7 +11,7 @@ from models_site import ALL
 from site_reference import ReferenceCounter, reference_order, reference_thinness, site_relations
 
 from pybridge.site.commands import site_report
-from pybridge.site.fork import Poset, Site
+from pybridge.site.fork import Arrow, Poset, Site
 from pybridge.site.graph import LayerGraph, extract
 from pybridge.site.omega import DownsetCounter, brute_force_downsets, omega_sizes
 
@@ -89,6 +89,7 @@ def _check_against_reference(graph: LayerGraph) -> None:
     th = site.thinness()
     assert (th.nonthin_pairs, th.pairs_into_tangs, th.witness) == (pairs, into_tangs, witness)
     assert th.thin == (pairs == 0)
+    assert site._thinness_all_objects() == th  # the general fallback agrees too
     P = site.poset()
     up, down, covers, order = reference_order(P.n, site_relations(site))
     assert P.covers == covers and P.tops_first == order
@@ -122,6 +123,19 @@ def test_random_layer_graphs_match_the_reference(preds: dict[str, list[str]]) ->
     g = LayerGraph.from_edges(preds)
     _check_against_reference(g)
     _check_against_reference(g.normalized())
+
+
+def test_thinness_falls_back_on_arrows_of_another_shape() -> None:
+    # an extra arrow l1 -> x beside l1 -> l0 -> x: two arrows out of l1 into layers, not a site's shape
+    site = Site(chain(3))
+    i, j = site.index["l1"], site.index["x"]
+    extra = Arrow(i, j, "layer")
+    site.arrows.append(extra)
+    site.out[i].append(extra)
+    th = site.thinness()
+    assert (th.nonthin_pairs, th.pairs_into_tangs, th.witness) == reference_thinness(site)
+    assert th.nonthin_pairs == 2 and th.witness == ("l2", "x", 2)  # l1 and l2 reach x twice
+    assert not th.thin
 
 
 @st.composite
