@@ -6,8 +6,11 @@ below ``x`` means ``y`` is downstream of ``x`` in the data flow). So ``Ω(x)`` i
 ``↓x``, a Heyting algebra under ∩ (∧), ∪ (∨) and ``S ⇒ T = {y <= x : ↓y ∩ S ⊆ T}``, with ``¬S = S ⇒ ∅``.
 Restriction along ``y <= x`` is ``S ↦ S ∩ ↓y``. Sieves are bitsets over the elements of X.
 
-Counting. ``|Ω(x)|`` is the number of down-sets of ``↓x``. :class:`DownsetCounter` computes the number of
-down-sets of any subset ``P`` exactly with the recursion
+Counting. ``|Ω(x)|`` is the number of down-sets of ``↓x``. :func:`omega_sizes` gets them all in one pass up
+the Hasse diagram: ``|Ω(x)| = 1 + ∏ |Ω(y)|`` over the lower covers ``y`` of ``x`` when their down-sets are
+disjoint (``1 + |Ω(y)|`` on a chain), which is always so on a site's poset; overlapping lower covers go to
+the general counter. :class:`DownsetCounter` computes the number of down-sets of any subset ``P`` exactly
+with the recursion
 
     D(∅) = 1,    D(P) = ∏ D(component)    over the connected components of P's comparability graph,
     D(P) = D(P ∖ ↑m) + D(P ∖ ↓m)          for a pivot m in P (down-sets without m, and those with m),
@@ -29,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pybridge.errors import SiteError
-from pybridge.site.fork import Poset
+from pybridge.site.fork import Poset, gc_paused
 
 #: |Ω(1)| is computed exactly for posets with at most this many objects, and refused above.
 GLOBAL_OMEGA_LIMIT = 128
@@ -46,7 +49,15 @@ class DownsetCounter:
         self.poset = poset
         self.budget = budget
         self.memo: dict[int, int] = {0: 1}
-        self.comparable = [poset.up[i] | poset.down[i] for i in range(poset.n)]
+        self._comparable: list[int] | None = None
+
+    @property
+    def comparable(self) -> list[int]:
+        """``comparable[i]``: the elements comparable to ``i`` (built on the first count, not before)."""
+        if self._comparable is None:
+            up, down = self.poset.up, self.poset.down
+            self._comparable = [up[i] | down[i] for i in range(self.poset.n)]
+        return self._comparable
 
     def count(self, mask: int) -> int:
         """The number of down-sets of the subposet on ``mask`` (empty set and ``mask`` included)."""
@@ -122,10 +133,73 @@ class DownsetCounter:
         return best
 
 
+@gc_paused
 def omega_sizes(poset: Poset, counter: DownsetCounter | None = None) -> list[int]:
-    """``|Ω(x)|`` for every element ``x`` of the poset (the number of down-sets of ``↓x``)."""
-    counter = counter or DownsetCounter(poset)
-    return [counter.count(poset.down[x]) for x in range(poset.n)]
+    """``|Ω(x)|`` for every element ``x`` of the poset (the number of down-sets of ``↓x``).
+
+    Bottom-up over the Hasse diagram, exactly. ``x`` is the top of ``↓x``, so a down-set of ``↓x`` is
+    either ``↓x`` itself or a down-set of ``↓x ∖ {x} = ⋃ ↓y`` over the lower covers ``y`` of ``x``.
+    Lower covers whose down-sets meet are grouped; different groups have disjoint down-sets and then no
+    order relation between them either (``a <= b`` with ``b`` in one puts ``a`` in it too), so
+
+        |Ω(x)| = 1 + ∏ over the groups of D(union of the group),    D({y}) = |Ω(y)|,
+
+    and only a group of two or more overlapping down-sets needs the general counter. On a chain this is
+    ``|Ω(x)| = 1 + |Ω(y)|``. When no element has two non-maximal upper covers (true of every site's
+    poset: an element's only non-maximal successor is its argument), two lower covers of ``x`` never
+    share an element ``z`` (two upper covers of ``z`` below ``x`` would include a maximal one, which must
+    then be ``x``, and a second one strictly between), so no group has two members, no bitset is built and
+    the pass costs O(covers) big-integer products.
+    """
+    n = poset.n
+    lower: list[list[int]] = [[] for _ in range(n)]
+    upper_inner = [0] * n  # non-maximal upper covers of each element
+    has_upper = [False] * n
+    for lo, _ in poset.covers:
+        has_upper[lo] = True
+    for lo, hi in poset.covers:
+        lower[hi].append(lo)
+        if has_upper[hi]:
+            upper_inner[lo] += 1
+    disjoint = all(k <= 1 for k in upper_inner)
+    sizes = [0] * n
+    for x in reversed(poset.tops_first):  # minimal elements first: lower covers are done
+        ys = lower[x]
+        if not ys:
+            sizes[x] = 2
+        elif len(ys) == 1:
+            sizes[x] = 1 + sizes[ys[0]]
+        elif disjoint:
+            r = 1
+            for y in ys:
+                r *= sizes[y]
+            sizes[x] = 1 + r
+        else:
+            counter = counter or DownsetCounter(poset)
+            sizes[x] = 1 + _count_union(poset, ys, sizes, counter)
+    return sizes
+
+
+def _count_union(poset: Poset, ys: list[int], sizes: list[int], counter: DownsetCounter) -> int:
+    """The number of down-sets of ``⋃ ↓y`` (``ys`` an antichain): a product over groups of overlapping
+    down-sets, each group of two or more counted by ``counter``."""
+    down = poset.down
+    groups: list[tuple[int, list[int]]] = []  # (union mask, members)
+    for y in ys:
+        mask, members = down[y], [y]
+        keep = []
+        for g_mask, g_members in groups:
+            if g_mask & mask:
+                mask |= g_mask
+                members += g_members
+            else:
+                keep.append((g_mask, g_members))
+        keep.append((mask, members))
+        groups = keep
+    r = 1
+    for mask, members in groups:
+        r *= sizes[members[0]] if len(members) == 1 else counter.count(mask)
+    return r
 
 
 def global_omega(poset: Poset, limit: int = GLOBAL_OMEGA_LIMIT) -> int:
