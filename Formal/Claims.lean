@@ -31,6 +31,7 @@ import Formal.Attention.ChooseEval
 import Formal.Gap.FullyFaithful
 import Formal.Gap.Hypotheses
 import Formal.Gap.LineAffine
+import Formal.Gap.SoftmaxC3
 import Formal.PL.Breakpoints
 
 /-!
