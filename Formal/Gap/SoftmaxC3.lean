@@ -25,9 +25,9 @@ file instantiates it for the Zoo's softmax attention, using the line along which
   `lineV softmaxFlatBase softmaxFlatDir t` gives the line `lineS (.tensor [2, 2]) lineBase lineDir t`
   of `Formal/PL/Softmax.lean` (by `funext` and a case split over the two `Fin 2` indices, each case
   by `rfl`).
-* `softmaxAttention_lineWitness` (**VM.C3**): along that line, output coordinate `0` (token 0,
-  feature 0) is the function of `attention_not_locallyAffine`, which is not `LocallyAffine`; so
-  `softmaxAttentionMap` has a `LineWitness`.
+* `softmaxAttention_not_locallyAffine` (**VM.C3**): along that line, output coordinate `0` (token 0,
+  feature 0) is the function of `attention_not_locallyAffine` (`softmaxAttentionMap_line`), so it is
+  not `LocallyAffine`; `softmaxAttention_lineWitness`: `softmaxAttentionMap` has a `LineWitness`.
 * `no_morphism_computes_softmaxAttention` (**VM.C3**): under a fully faithful `F` out of `LACat`, no
   morphism `F(α⁴) ⟶ F(α⁴)` computes `softmaxAttentionMap`;
   `no_product_morphism_computes_softmaxAttention` (**VM.C3**): no morphism
@@ -136,13 +136,20 @@ variable {α : Type u} [Scalar α] [Transcendental α] [OrderedFieldLaws α] [Ex
   [NatCastLaws α]
 variable {D : Type u₂} [Category.{v₂} D]
 
-/-- **VM.C3 (softmax attention has a line witness).** Along the line through `softmaxFlatBase`
-with direction `softmaxFlatDir`, output coordinate `flat00` (token 0, feature 0) of
-`softmaxAttentionMap` is not `LocallyAffine`: by `softmaxAttentionMap_line` it is the function of
-`attention_not_locallyAffine` (the logistic `exp (c t) / (exp (c t) + 1)`, `c = 1/√1`). -/
+/-- **VM.C3 (the witness line).** Along the flat line through `softmaxFlatBase` with direction
+`softmaxFlatDir`, output coordinate `flat00` (token 0, feature 0) of `softmaxAttentionMap` is not
+`LocallyAffine`: by `softmaxAttentionMap_line` it is the function of `attention_not_locallyAffine`
+(the logistic `exp (c t) / (exp (c t) + 1)`, `c = 1/√1`). -/
+theorem softmaxAttention_not_locallyAffine :
+    ¬ LocallyAffine (fun t : α =>
+      softmaxAttentionMap (lineV softmaxFlatBase softmaxFlatDir t) flat00) :=
+  fun hla => attention_not_locallyAffine (α := α)
+    (Eq.subst (motive := fun k => LocallyAffine k) (funext softmaxAttentionMap_line) hla)
+
+/-- **VM.C3 (softmax attention has a line witness)**: the line and coordinate of
+`softmaxAttention_not_locallyAffine`. -/
 theorem softmaxAttention_lineWitness : LineWitness (softmaxAttentionMap (α := α)) :=
-  ⟨softmaxFlatBase, softmaxFlatDir, flat00, fun hla => attention_not_locallyAffine (α := α)
-    (Eq.subst (motive := fun k => LocallyAffine k) (funext softmaxAttentionMap_line) hla)⟩
+  ⟨softmaxFlatBase, softmaxFlatDir, flat00, softmaxAttention_not_locallyAffine⟩
 
 /-- **VM.C3 (softmax attention).** Under a fully faithful `F` out of `LACat`, no morphism
 `F(α⁴) ⟶ F(α⁴)` computes the Zoo's softmax attention `softmaxAttentionMap`
