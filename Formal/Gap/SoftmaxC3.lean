@@ -101,6 +101,12 @@ theorem unflatten22_line (t : α) :
   | ⟨_ + 1, _⟩, ⟨0, _⟩ => rfl
   | ⟨_ + 1, _⟩, ⟨_ + 1, _⟩ => rfl
 
+/-- Flat coordinate `0` of a flattened `2 × 2` value is its entry `(0, 0)` (`Softmax.out00`), by
+unfolding: `flatRow flat00` and `flatCol flat00` reduce to index `0`. -/
+theorem flatten22_flat00 (z : Shape.denote α (.tensor [2, 2])) :
+    flatten22 z flat00 = Softmax.out00 z :=
+  rfl
+
 variable [Transcendental α]
 
 /-- **Softmax attention as a map `α⁴ → α⁴`.** The Zoo's multi-head self-attention
@@ -114,17 +120,23 @@ def softmaxAttentionMap (y : Fin 4 → α) : Fin 4 → α :=
 
 /-- Along the flat line `t ↦ softmaxFlatBase + softmaxFlatDir * t`, output coordinate `0` of
 `softmaxAttentionMap` is the coordinate `(0, 0)` of the Zoo attention along the line
-`lineS (.tensor [2, 2]) lineBase lineDir t` of VM.C2 (`unflatten22_line`). -/
+`lineS (.tensor [2, 2]) lineBase lineDir t` of VM.C2 (`flatten22_flat00`, then `unflatten22_line`
+under `out00 ∘ eval`). -/
 theorem softmaxAttentionMap_line (t : α) :
     softmaxAttentionMap (lineV softmaxFlatBase softmaxFlatDir t) flat00 =
       Softmax.out00 (Arch.eval (Zoo.attention (seq := 2) 2 2 (by decide) (Nat.dvd_refl 2))
         Softmax.attnParams (lineS (.tensor [2, 2]) Softmax.lineBase Softmax.lineDir t)) := by
-  have e := congrArg
+  have e1 : softmaxAttentionMap (lineV softmaxFlatBase softmaxFlatDir t) flat00 =
+      Softmax.out00 (α := α)
+        (Arch.eval (α := α) (Zoo.attention (seq := 2) 2 2 (by decide) (Nat.dvd_refl 2))
+          Softmax.attnParams (unflatten22 (α := α) (lineV softmaxFlatBase softmaxFlatDir t))) :=
+    flatten22_flat00 _
+  have e2 := congrArg
     (fun y : Fin 2 → Fin 2 → α => Softmax.out00 (α := α)
       (Arch.eval (α := α) (Zoo.attention (seq := 2) 2 2 (by decide) (Nat.dvd_refl 2))
         Softmax.attnParams y))
     (unflatten22_line (α := α) t)
-  exact e
+  exact e1.trans e2
 
 end Defs
 
