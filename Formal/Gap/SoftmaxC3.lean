@@ -80,7 +80,8 @@ variable {α : Type u} [Scalar α]
 def unflatten22 (y : Fin 4 → α) : Fin 2 → Fin 2 → α := fun s f => y (flatIdx s f)
 
 /-- A `2 × 2` value as a flat vector of `α⁴`: entry `k` is `z (flatRow k) (flatCol k)`. -/
-def flatten22 (z : Shape.denote α (.tensor [2, 2])) : Fin 4 → α := fun k => z (flatRow k) (flatCol k)
+def flatten22 (z : Shape.denote α (.tensor [2, 2])) : Fin 4 → α :=
+  fun k => z (flatRow k) (flatCol k)
 
 /-- The base point `Softmax.baseE` of the VM.C2 line, flattened: `(0, 1, 0, 0)`. -/
 def softmaxFlatBase : Fin 4 → α := fun k => Softmax.baseE (flatRow k) (flatCol k)
