@@ -31,8 +31,9 @@ file instantiates it for the Zoo's softmax attention, using the line along which
 * `no_morphism_computes_softmaxAttention` (**VM.C3**): under a fully faithful `F` out of `LACat`, no
   morphism `F(α⁴) ⟶ F(α⁴)` computes `softmaxAttentionMap`;
   `no_product_morphism_computes_softmaxAttention` (**VM.C3**): no morphism
-  `F(α²) × F(α²) ⟶ F(α⁴)` does after the product comparison (the first factor is flat coordinates
-  `0, 1`, token 0; the second is `2, 3`, token 1).
+  `F(α²) × F(α²) ⟶ F(α⁴)` does after the product comparison (by the definitions of `projFst`,
+  `projSnd` and `flatIdx`, the first factor holds flat coordinates `0, 1`, token 0, and the second
+  `2, 3`, token 1; not stated as a lemma).
 
 The scalars are those of `attention_not_locallyAffine`: `OrderedFieldLaws`, `ExpLaws`, `SqrtLaws`
 and `NatCastLaws` (an ordered field with an exponential and a square root; no instance is given).
@@ -174,8 +175,9 @@ theorem no_morphism_computes_softmaxAttention {F : CategoryTheory.Functor (LAObj
   no_morphism_computes hF softmaxAttention_lineWitness g
 
 /-- **VM.C3 (softmax attention, on a product).** Under a fully faithful `F` out of `LACat`, no
-morphism `F(α²) × F(α²) ⟶ F(α⁴)` computes `softmaxAttentionMap` via the product comparison (the
-first factor is flat coordinates `0, 1`, token 0; the second is `2, 3`, token 1). -/
+morphism `F(α²) × F(α²) ⟶ F(α⁴)` computes `softmaxAttentionMap` via the product comparison (by
+the definitions of `projFst`, `projSnd` and `flatIdx`, the first factor holds flat coordinates
+`0, 1`, token 0, and the second `2, 3`, token 1). -/
 theorem no_product_morphism_computes_softmaxAttention {F : CategoryTheory.Functor (LAObj α) D}
     (hF : CategoryTheory.Functor.FullyFaithful F) (K : ChosenProducts D)
     (g : Category.Hom (K.prod (F.obj (LAObj.mk 2)) (F.obj (LAObj.mk 2))).pt (F.obj (LAObj.mk 4))) :
