@@ -47,6 +47,7 @@ import Formal.Attention.ChooseEval
 import Formal.Gap.FullyFaithful
 import Formal.Gap.Hypotheses
 import Formal.Gap.LineAffine
+import Formal.Gap.SoftmaxC3
 
 -- IMPORTS: sites, sieves and presheaves (Formal/Site)
 import Formal.Site.Poset
