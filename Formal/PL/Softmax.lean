@@ -31,9 +31,9 @@ over ℚ).
   with it along that line (by `pl_on_lines`).
 
 The evaluation of the Zoo term is unfolded definitionally (`show`), then simplified with the unit
-laws of `OrderedFieldLaws`; the polynomial identities of the logistic argument are explicit rewriting
-chains with the commutative-semiring laws (distributivity, associativity, commutativity), each stated
-as its own lemma over variables.
+laws of `OrderedFieldLaws`; the polynomial identities of the logistic argument are explicit
+rewriting chains with the commutative-semiring laws (distributivity, associativity,
+commutativity), each stated as its own lemma over variables.
 -/
 
 namespace Formal.PL
@@ -199,7 +199,7 @@ theorem expand_d_left (A C D : α) :
     OrderedFieldLaws.mul_add D (A * C) (A * C), OrderedFieldLaws.mul_add D (D * A) (D * C),
     mul_cycle D A C, mul_swap_outer D D A, mul_swap_outer D D C]
 
-/-- `2p + (q + r) + ((q + r) + 2s) = 2 (p + q + (r + s))`, regrouped. -/
+/-- `p + p + (q + r) + (q + r + (s + s))` regrouped as two copies of `p + q + (r + s)`. -/
 theorem sum_rearrange_right (p q r s : α) :
     p + p + (q + r) + (q + r + (s + s)) = p + q + (r + s) + (p + q + (r + s)) :=
   calc p + p + (q + r) + (q + r + (s + s))
@@ -217,7 +217,7 @@ theorem sum_rearrange_right (p q r s : α) :
     _ = p + q + (r + s) + (p + q + (r + s)) :=
           (add_add_add_comm (p + q) (r + s) (p + q) (r + s)).symm
 
-/-- `2p + (q + r) + (2u + (v + w)) = (p + u + (q + v)) + (p + u + (r + w))`, regrouped. -/
+/-- `p + p + (q + r) + (u + u + (v + w))` regrouped as `(p + u + (q + v)) + (p + u + (r + w))`. -/
 theorem sum_rearrange_left (p q r u v w : α) :
     p + p + (q + r) + (u + u + (v + w)) = p + u + (q + v) + (p + u + (r + w)) :=
   calc p + p + (q + r) + (u + u + (v + w))
