@@ -466,8 +466,8 @@ variable [OrderedFieldLaws α]
 
 /-- The output coordinate `(0, 0)` at any input `x`: head 0 attends from token 0 with scores
 `temp * x₀₀`, `temp * x₁₀` (query `1`, keys = feature 0) to the values `x₀₁`, `x₁₁` (feature 1).
-The left side is `eval` unfolded (`show`; the entries of head 1, multiplied by the zero weight of
-the output projection, are left as holes), then the unit laws remove the zero terms. -/
+The left side is `eval` unfolded (`show`; the one entry of head 1, multiplied by the zero weight of
+the output projection, is left as a hole), then the unit laws remove the zero terms. -/
 theorem attn_coord (x : Fin 2 → Fin 2 → α) :
     out00 (Arch.eval (Zoo.attention (seq := 2) 2 2 (by decide) (Nat.dvd_refl 2)) attnParams
         (inp x)) =
