@@ -31,9 +31,9 @@ over ℚ).
   with it along that line (by `pl_on_lines`).
 
 The evaluation of the Zoo term is unfolded definitionally (`show`), then simplified with the unit
-laws of `OrderedFieldLaws`; the polynomial identities of the logistic argument are closed by
-`simp only` with the commutative-semiring laws (associativity, commutativity, left commutativity,
-distributivity), each stated as its own lemma over variables.
+laws of `OrderedFieldLaws`; the polynomial identities of the logistic argument are explicit
+rewriting chains with the commutative-semiring laws (distributivity, associativity,
+commutativity), each stated as its own lemma over variables.
 -/
 
 namespace Formal.PL
@@ -120,10 +120,10 @@ theorem mid_add_mid (a b : α) : mid a b + mid a b = a + b :=
 
 /-! ### Polynomial identities
 
-`poly_affine_sum`, `poly_star_left` and `poly_star_right` are explicit rewriting chains; the four
-identities with `common` need a full expansion and are closed by `simp only` with the
-commutative-semiring laws (distributivity, associativity, and commutativity and left commutativity,
-which `simp` applies as permutation lemmas, only when the result is smaller in its AC order). -/
+Every identity is an explicit rewriting chain (no `simp`): products of three factors are first
+brought to the fixed forms `A (B C)`, `A (B D)`, `B (C D)`, `B (D D)`, `A (C D)`, `A (D D)`,
+`C (D D)` (`expand_*`), then the sums are regrouped with `add_assoc` and `add_add_add_comm`
+(`sum_rearrange_*`). -/
 
 theorem poly_affine_sum (k c p q : α) : k * p + c + (k * q + c) = k * (p + q) + (c + c) := by
   rw [OrderedFieldLaws.mul_add k p q, add_add_add_comm (k * p) c (k * q) c]
@@ -150,36 +150,114 @@ theorem poly_star_right (um A B C D : α) :
     OrderedFieldLaws.mul_assoc um (B + D) ((A + D) * (C + D)),
     mul_left_comm (B + D) (A + D) (C + D)]
 
+/-- `x (y z) = z (y x)`. -/
+theorem mul_swap_outer (x y z : α) : x * (y * z) = z * (y * x) := by
+  rw [OrderedFieldLaws.mul_comm y z, mul_left_comm x z y, OrderedFieldLaws.mul_comm x y]
+
+/-- `x (y z) = y (z x)`. -/
+theorem mul_cycle (x y z : α) : x * (y * z) = y * (z * x) := by
+  rw [mul_left_comm x y z, OrderedFieldLaws.mul_comm x z]
+
+/-- `B (A + D)(C + D) = ABC + ABD + BCD + BDD`. -/
+theorem expand_b (A B C D : α) :
+    B * ((A + D) * (C + D)) = A * (B * C) + A * (B * D) + (B * (C * D) + B * (D * D)) := by
+  rw [add_mul A D (C + D), OrderedFieldLaws.mul_add A C D, OrderedFieldLaws.mul_add D C D,
+    OrderedFieldLaws.mul_add B (A * C + A * D) (D * C + D * D),
+    OrderedFieldLaws.mul_add B (A * C) (A * D), OrderedFieldLaws.mul_add B (D * C) (D * D),
+    mul_left_comm B A C, mul_left_comm B A D, OrderedFieldLaws.mul_comm D C]
+
+/-- `D (B (A + C) + D (B + B)) = ABD + BCD + BDD + BDD`. -/
+theorem expand_d_right (A B C D : α) :
+    D * (B * (A + C) + D * (B + B)) =
+      A * (B * D) + B * (C * D) + (B * (D * D) + B * (D * D)) := by
+  rw [OrderedFieldLaws.mul_add B A C, OrderedFieldLaws.mul_add D B B,
+    OrderedFieldLaws.mul_add D (B * A + B * C) (D * B + D * B),
+    OrderedFieldLaws.mul_add D (B * A) (B * C), OrderedFieldLaws.mul_add D (D * B) (D * B),
+    mul_swap_outer D B A, mul_cycle D B C, mul_swap_outer D D B]
+
+/-- `A (C + D)(B + D) = ABC + ACD + ABD + ADD`. -/
+theorem expand_a (A B C D : α) :
+    A * ((C + D) * (B + D)) = A * (B * C) + A * (C * D) + (A * (B * D) + A * (D * D)) := by
+  rw [add_mul C D (B + D), OrderedFieldLaws.mul_add C B D, OrderedFieldLaws.mul_add D B D,
+    OrderedFieldLaws.mul_add A (C * B + C * D) (D * B + D * D),
+    OrderedFieldLaws.mul_add A (C * B) (C * D), OrderedFieldLaws.mul_add A (D * B) (D * D),
+    OrderedFieldLaws.mul_comm C B, OrderedFieldLaws.mul_comm D B]
+
+/-- `C (A + D)(B + D) = ABC + ACD + BCD + CDD`. -/
+theorem expand_c (A B C D : α) :
+    C * ((A + D) * (B + D)) = A * (B * C) + A * (C * D) + (B * (C * D) + C * (D * D)) := by
+  rw [add_mul A D (B + D), OrderedFieldLaws.mul_add A B D, OrderedFieldLaws.mul_add D B D,
+    OrderedFieldLaws.mul_add C (A * B + A * D) (D * B + D * D),
+    OrderedFieldLaws.mul_add C (A * B) (A * D), OrderedFieldLaws.mul_add C (D * B) (D * D),
+    mul_cycle C A B, mul_left_comm C A D, OrderedFieldLaws.mul_comm D B, mul_left_comm C B D]
+
+/-- `D (AC + AC + D (A + C)) = ACD + ACD + ADD + CDD`. -/
+theorem expand_d_left (A C D : α) :
+    D * (A * C + A * C + D * (A + C)) =
+      A * (C * D) + A * (C * D) + (A * (D * D) + C * (D * D)) := by
+  rw [OrderedFieldLaws.mul_add D A C, OrderedFieldLaws.mul_add D (A * C + A * C) (D * A + D * C),
+    OrderedFieldLaws.mul_add D (A * C) (A * C), OrderedFieldLaws.mul_add D (D * A) (D * C),
+    mul_cycle D A C, mul_swap_outer D D A, mul_swap_outer D D C]
+
+/-- `p + p + (q + r) + (q + r + (s + s))` regrouped as two copies of `p + q + (r + s)`. -/
+theorem sum_rearrange_right (p q r s : α) :
+    p + p + (q + r) + (q + r + (s + s)) = p + q + (r + s) + (p + q + (r + s)) :=
+  calc p + p + (q + r) + (q + r + (s + s))
+        = p + p + ((q + r) + (q + r + (s + s))) :=
+          OrderedFieldLaws.add_assoc (p + p) (q + r) (q + r + (s + s))
+    _ = p + p + ((q + r) + (q + r) + (s + s)) := by
+          rw [OrderedFieldLaws.add_assoc (q + r) (q + r) (s + s)]
+    _ = p + p + ((q + q) + (r + r) + (s + s)) := by rw [add_add_add_comm q r q r]
+    _ = p + p + ((q + q) + ((r + r) + (s + s))) := by
+          rw [OrderedFieldLaws.add_assoc (q + q) (r + r) (s + s)]
+    _ = p + p + (q + q) + ((r + r) + (s + s)) :=
+          (OrderedFieldLaws.add_assoc (p + p) (q + q) ((r + r) + (s + s))).symm
+    _ = p + q + (p + q) + ((r + r) + (s + s)) := by rw [add_add_add_comm p q p q]
+    _ = p + q + (p + q) + ((r + s) + (r + s)) := by rw [add_add_add_comm r s r s]
+    _ = p + q + (r + s) + (p + q + (r + s)) :=
+          (add_add_add_comm (p + q) (r + s) (p + q) (r + s)).symm
+
+/-- `p + p + (q + r) + (u + u + (v + w))` regrouped as `(p + u + (q + v)) + (p + u + (r + w))`. -/
+theorem sum_rearrange_left (p q r u v w : α) :
+    p + p + (q + r) + (u + u + (v + w)) = p + u + (q + v) + (p + u + (r + w)) :=
+  calc p + p + (q + r) + (u + u + (v + w))
+        = p + p + (u + u) + ((q + r) + (v + w)) := add_add_add_comm (p + p) (q + r) (u + u) (v + w)
+    _ = p + p + (u + u) + ((q + v) + (r + w)) := by rw [add_add_add_comm q v r w]
+    _ = p + u + (p + u) + ((q + v) + (r + w)) := by rw [add_add_add_comm p u p u]
+    _ = p + u + (q + v) + (p + u + (r + w)) :=
+          (add_add_add_comm (p + u) (q + v) (p + u) (r + w)).symm
+
 /-- The common part `2ABC + ABD + BCD` of the two sides of the cleared equation. -/
 def common (A B C D : α) : α := A * (B * C) + A * (B * C) + (A * (B * D) + B * (C * D))
 
 theorem poly_right_of_lt (A B C D : α) :
     common A B C D + D * (B * (A + C) + D * (B + B)) =
       B * ((A + D) * (C + D)) + B * ((A + D) * (C + D)) := by
-  simp only [common, add_mul, OrderedFieldLaws.mul_add, OrderedFieldLaws.mul_assoc,
-    OrderedFieldLaws.mul_comm, mul_left_comm, OrderedFieldLaws.add_assoc,
-    OrderedFieldLaws.add_comm, add_left_comm]
+  show A * (B * C) + A * (B * C) + (A * (B * D) + B * (C * D)) +
+      D * (B * (A + C) + D * (B + B)) = B * ((A + D) * (C + D)) + B * ((A + D) * (C + D))
+  rw [expand_d_right A B C D, expand_b A B C D]
+  exact sum_rearrange_right (A * (B * C)) (A * (B * D)) (B * (C * D)) (B * (D * D))
 
 theorem poly_left_of_lt (A B C D : α) :
     common A B C D + D * (A * C + A * C + D * (A + C)) =
       A * ((C + D) * (B + D)) + C * ((A + D) * (B + D)) := by
-  simp only [common, add_mul, OrderedFieldLaws.mul_add, OrderedFieldLaws.mul_assoc,
-    OrderedFieldLaws.mul_comm, mul_left_comm, OrderedFieldLaws.add_assoc,
-    OrderedFieldLaws.add_comm, add_left_comm]
+  show A * (B * C) + A * (B * C) + (A * (B * D) + B * (C * D)) +
+      D * (A * C + A * C + D * (A + C)) = A * ((C + D) * (B + D)) + C * ((A + D) * (B + D))
+  rw [expand_d_left A C D, expand_a A B C D, expand_c A B C D]
+  exact sum_rearrange_left (A * (B * C)) (A * (B * D)) (B * (C * D)) (A * (C * D)) (A * (D * D))
+    (C * (D * D))
 
 theorem poly_left_of_gt (A B C D : α) :
     common A B C D + D * (D * (A + C) + (A * C + A * C)) =
       A * ((C + D) * (B + D)) + C * ((A + D) * (B + D)) := by
-  simp only [common, add_mul, OrderedFieldLaws.mul_add, OrderedFieldLaws.mul_assoc,
-    OrderedFieldLaws.mul_comm, mul_left_comm, OrderedFieldLaws.add_assoc,
-    OrderedFieldLaws.add_comm, add_left_comm]
+  rw [OrderedFieldLaws.add_comm (D * (A + C)) (A * C + A * C)]
+  exact poly_left_of_lt A B C D
 
 theorem poly_right_of_gt (A B C D : α) :
     common A B C D + D * (D * (B + B) + B * (A + C)) =
       B * ((A + D) * (C + D)) + B * ((A + D) * (C + D)) := by
-  simp only [common, add_mul, OrderedFieldLaws.mul_add, OrderedFieldLaws.mul_assoc,
-    OrderedFieldLaws.mul_comm, mul_left_comm, OrderedFieldLaws.add_assoc,
-    OrderedFieldLaws.add_comm, add_left_comm]
+  rw [OrderedFieldLaws.add_comm (D * (B + B)) (B * (A + C))]
+  exact poly_right_of_lt A B C D
 
 /-! ### The midpoint value of a logistic that is affine -/
 
@@ -388,8 +466,8 @@ variable [OrderedFieldLaws α]
 
 /-- The output coordinate `(0, 0)` at any input `x`: head 0 attends from token 0 with scores
 `temp * x₀₀`, `temp * x₁₀` (query `1`, keys = feature 0) to the values `x₀₁`, `x₁₁` (feature 1).
-The left side is `eval` unfolded (`show`; the entries of head 1, multiplied by the zero weight of
-the output projection, are left as holes), then the unit laws remove the zero terms. -/
+The left side is `eval` unfolded (`show`; the one entry of head 1, multiplied by the zero weight of
+the output projection, is left as a hole), then the unit laws remove the zero terms. -/
 theorem attn_coord (x : Fin 2 → Fin 2 → α) :
     out00 (Arch.eval (Zoo.attention (seq := 2) 2 2 (by decide) (Nat.dvd_refl 2)) attnParams
         (inp x)) =
