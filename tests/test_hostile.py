@@ -146,3 +146,136 @@ def test_verify_module_rejects_an_extra_top_level_statement() -> None:
     sneaky = head + "    import os\n\n" + sep + tail
     with pytest.raises(EmitError, match="members"):
         emit.verify_module(sneaky, module_doc or "", class_doc or "", ft_doc, True)
+
+
+# --- 3./4. the reader never crashes; Lean that Lean rejects is rejected ------------------------------
+
+RELU = "Arch.relu [d]"
+CHAIN_1000 = " ≫ ".join([RELU] * 1000)
+
+
+def _ping_pong() -> str:
+    return layer_file("ping", "Ping.", "pong d").replace(
+        "def ping",
+        "def pong (d : Nat) : Arch (.tensor [d]) (.tensor [d]) :=\n  ping d\n\n"
+        "/-- Ping.\n\nPyTorch: none (reference: `x.y`) -/\ndef ping",
+    )
+
+
+def _exponential(levels: int) -> str:
+    defs = "".join(
+        f"/-- E{i}.\n\nPyTorch: none (reference: `x.y`)\n\nExample: `d=1` -/\n"
+        f"def e{i} (d : Nat) : Arch (.tensor [d]) (.tensor [d]) :=\n  "
+        + (RELU if i == 0 else f"e{i - 1} d ≫ e{i - 1} d")
+        + "\n\n"
+        for i in range(levels + 1)
+    )
+    return "import Formal.Network.Arch\n\n/-! Exp. -/\n\nnamespace Formal.Zoo\n\n" + defs + "end Formal.Zoo\n"
+
+
+# (file text, the layer to instantiate, the message expected); each must be a LeanParseError.
+READER_CASES = {
+    "unicode superscript digit": (layer_file("u", "U.", "Arch.relu [d²]"), "u", "character '²'"),
+    "unicode subscript digit": (layer_file("u", "U.", "Arch.relu [₁]"), "u", "character '₁'"),
+    "arabic-indic digit": (layer_file("u", "U.", "Arch.relu [١]"), "u", "character '١'"),
+    "NUL byte": (layer_file("u", "U.", "Arch.relu\x00 [d]"), "u", r"character '\\x00'"),
+    "deep parentheses": (layer_file("u", "U.", "(" * 600 + RELU + ")" * 600), "u", "nested deeper than 200"),
+    "deep brackets": (layer_file("u", "U.", "Arch.relu " + "[" * 600 + "d" + "]" * 600), "u", "nested deeper"),
+    "deep negation": (layer_file("u", "U.", "Arch.relu [" + "- " * 600 + "d]"), "u", "nested deeper"),
+    "long ⊗ chain": (layer_file("u", "U.", " ⊗ ".join([RELU] * 600)), "u", "nests deeper than 200"),
+    "long + chain": (layer_file("u", "U.", "Arch.relu [" + " + ".join(["d"] * 600) + "]"), "u", "nests deeper"),
+    "self-recursive": (layer_file("u", "U.", "Arch.relu [d] ≫ u d"), "u", "before its definition|in terms of itself"),
+    "mutually recursive": (_ping_pong(), "ping", "before its definition|in terms of itself"),
+    "exponential expansion": (_exponential(30), "e30", "more than 100000 constructors"),
+    "4300-digit literal": (layer_file("u", "U.", "Arch.relu [" + "7" * 4300 + "]"), "u", "4300 digits"),
+    "4300-digit Example": (layer_file("u", "U.").replace("`d=4`", "`d=" + "7" * 4300 + "`"), "u", "4300 digits"),
+    "huge dimension arithmetic": (
+        layer_file("u", "U.", "Arch.relu [" + " * ".join(["1000000000"] * 3) + "]"), "u", "exceeds 2\\^62"),
+    "unterminated comment": (layer_file("u", "U.") + "/- open", "u", "unterminated comment"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(READER_CASES))
+def test_hostile_lean_is_a_file_line_error(tmp_path: Path, case: str) -> None:
+    from pybridge.errors import LeanParseError
+
+    text, layer, message = READER_CASES[case]
+    root = repo_copy(tmp_path)
+    (root / "Formal/Zoo/Hostile.lean").write_text(text, encoding="utf-8")
+    with pytest.raises(LeanParseError, match=rf"^Formal/Zoo/Hostile\.lean:\d+: .*({message})"):
+        cat = load_catalogue(root)
+        cat.instantiate(layer, {"d": 4})
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "theorem t (n : Nat) : n + 0 = n := by\n  rfl\n\n",
+        "example : ∀ n : Nat, n = n := fun _ => rfl\n\n",
+        "#check @Nat.add_comm\n#eval 2 + 2\n\n",
+        "lemma l : True := trivial\n\n",
+    ],
+)
+def test_non_layer_commands_beside_layers_are_skipped(tmp_path: Path, extra: str) -> None:
+    root = repo_copy(tmp_path)
+    (root / "Formal/Zoo/Beside.lean").write_text(layer_file("beside", "B.", extra=extra), encoding="utf-8")
+    cat = load_catalogue(root)
+    term, sig = cat.instantiate("beside", {"d": 3})
+    assert str(sig) == "[3] -> [3]" and term.kind == "relu"
+
+
+def test_hypothesis_of_another_statement_is_rejected(tmp_path: Path) -> None:
+    """`h : 0 < d` does not prove `0 < experts` (Lean compares the types), whatever the values."""
+    from pybridge.errors import LeanParseError
+
+    root = repo_copy(tmp_path)
+    moe = root / "Formal/Zoo/MoE.lean"
+    moe.write_text(moe.read_text().replace("(h_pos : 0 < experts)", "(h_pos : 0 < d)"), encoding="utf-8")
+    cat = load_catalogue(root)
+    with pytest.raises(LeanParseError, match=r"MoE\.lean:\d+: the hypothesis 'h_pos' states 0 < d, but .*0 < experts"):
+        cat.instantiate("moe", {"d": 4, "experts": 3})
+    # the unmodified file passes for every value that satisfies the hypothesis
+    assert load_catalogue(REPO).instantiate("moe", {"d": 4, "experts": 3})[1] is not None
+
+
+def test_hypothesis_passed_to_a_definition_must_match_its_binder(tmp_path: Path) -> None:
+    from pybridge.errors import LeanParseError
+
+    helper = (
+        "/-- H.\n\nPyTorch: none (reference: `x.y`) -/\n"
+        "def helper (k d : Nat) (hk : 0 < k) : Arch (.prod (.tensor [k]) (.tensor [d])) (.tensor [d]) :=\n"
+        "  Arch.route k hk (.tensor [d]) ≫ Arch.copair k (Arch.linear [] d d)\n\n"
+    )
+    good = layer_file("uses", "U.", "Arch.copy (.tensor [d]) ≫ (Arch.linear [] d e ⊗ Arch.id (.tensor [d])) ≫ helper e d h")
+    good = good.replace("def uses (d : Nat)", helper + "/-- U.\n\nPyTorch: none (reference: `x.y`) -/\ndef uses (d e : Nat) (h : 0 < e)")
+    root = repo_copy(tmp_path)
+    (root / "Formal/Zoo/Uses.lean").write_text(good, encoding="utf-8")
+    assert load_catalogue(root).instantiate("uses", {"d": 2, "e": 3})[1] is not None
+    bad = good.replace("(h : 0 < e)", "(h : 0 < d)")
+    (root / "Formal/Zoo/Uses.lean").write_text(bad, encoding="utf-8")
+    with pytest.raises(LeanParseError, match="states 0 < d, but 'helper' .* needs 0 < e"):
+        load_catalogue(root).instantiate("uses", {"d": 2, "e": 2})
+
+
+def test_name_from_a_module_not_imported_is_rejected(tmp_path: Path) -> None:
+    from pybridge.errors import LeanParseError
+
+    root = repo_copy(tmp_path)
+    att = root / "Formal/Zoo/Attention.lean"
+    text = att.read_text()
+    assert "import Formal.Network.Derived" in text
+    att.write_text(text.replace("import Formal.Network.Derived", "import Formal.Network.Arch"), encoding="utf-8")
+    with pytest.raises(LeanParseError, match=r"Attention\.lean:\d+: .*Formal\.Network\.Derived, which .* does not import"):
+        load_catalogue(root).instantiate("attention", {"d_model": 4, "heads": 2})
+
+
+def test_a_1000_primitive_chain_emits_and_runs(tmp_path: Path) -> None:
+    root = repo_copy(tmp_path)
+    (root / "Formal/Zoo/Chain.lean").write_text(layer_file("chain", "Chain.", CHAIN_1000), encoding="utf-8")
+    cat = load_catalogue(root)
+    term, sig = cat.instantiate("chain", {"d": 4})
+    assert str(sig) == "[4] -> [4]"
+    out = tmp_path / "chain.py"
+    out.write_text(render_source(cat, "chain", {"d": 4}), encoding="utf-8")
+    got = _import_emitted([out], tmp_path / "PWNED")
+    assert got[0]["relu_ok"]  # relu ∘ … ∘ relu = relu, in a fresh interpreter at the default recursion limit

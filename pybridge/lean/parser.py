@@ -527,11 +527,13 @@ class _Parser:
 
     def skip_command(self) -> None:
         """Skip the tokens of a command the reader does not use, up to the next command."""
-        while not self.at_command_start() and not (self.peek().kind == "other" and self.peek().text == "#"):
+        while not self.at_command_start():
             self.next()
 
     def at_command_start(self) -> bool:
         tok = self.peek()
+        if tok.kind == "other" and tok.text == "#":  # `#check`, `#eval`, ...
+            return True
         return tok.kind in ("eof", "doc", "moddoc") or (tok.kind == "ident" and tok.text in COMMAND_KEYWORDS)
 
 
