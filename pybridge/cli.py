@@ -65,6 +65,24 @@ def user_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+@app.callback()
+def _options(
+    max_memory: str | None = typer.Option(
+        None,
+        "--max-memory",
+        help="Stop (exit 14) before any command allocates more than this (e.g. 512M, 2G); "
+        "default: $PYBRIDGE_MAX_MEMORY, else the available memory.",
+    ),
+) -> None:
+    """topos-bridge: Lean-defined layers as PyTorch modules, and the topos structure of real models."""
+    from pybridge.budget import parse_size, set_limit
+
+    try:
+        set_limit(None if max_memory is None else parse_size(max_memory))
+    except BridgeError as err:
+        raise fail(str(err), err.exit_code) from None
+
+
 # --- command modules register themselves here (one line each) ---------------------------------
 from pybridge import commands as _spine  # noqa: E402
 
@@ -116,6 +134,9 @@ def _run(argv: list[str] | None) -> int:
         ctx = getattr(err, "ctx", None)
         typer.echo(ctx.get_help() if ctx else "")
         return 0
+    except BridgeError as err:  # raised outside a command (the root options)
+        typer.echo(f"error: {err}", err=True)
+        return err.exit_code
     except click_errors.UsageError as err:
         where = f"{err.ctx.command_path}: " if err.ctx else ""
         typer.echo(f"error: {where}{err.format_message().splitlines()[0]}", err=True)

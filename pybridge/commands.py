@@ -36,6 +36,21 @@ ParamOpt = Annotated[
     list[str] | None, typer.Option("--param", "-p", help="A layer parameter NAME=VALUE (repeat).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
+MemOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--max-memory",
+        help="Stop (exit 14) before allocating more than this (e.g. 512M, 2G); default: the available memory.",
+    ),
+]
+
+
+def apply_max_memory(text: str | None) -> None:
+    """Set the memory limit of :mod:`pybridge.budget` from a ``--max-memory`` option, when given."""
+    if text is not None:
+        from pybridge import budget
+
+        budget.set_limit(budget.parse_size(text))
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -132,8 +147,10 @@ def register(app: typer.Typer) -> None:
         out: Annotated[Path, typer.Option("--out", "-o", help="The Python file to write.")],
         params: ParamOpt = None,
         force: Annotated[bool, typer.Option("--force", help="Replace an existing output file.")] = False,
+        max_memory: MemOpt = None,
     ) -> None:
         """Emit a layer as a standalone PyTorch file (imports only torch and math)."""
+        apply_max_memory(max_memory)
         from pybridge.files import write_atomic
         from pybridge.lean.catalogue import load_catalogue
         from pybridge.torch.emit import render_source
@@ -146,11 +163,22 @@ def register(app: typer.Typer) -> None:
 
     @app.command("check")
     @user_errors
-    def check_cmd(name: str, params: ParamOpt = None, as_json: JsonOpt = False) -> None:
+    def check_cmd(
+        name: str, params: ParamOpt = None, as_json: JsonOpt = False, max_memory: MemOpt = None
+    ) -> None:
         """Run a layer's numerical checks against its PyTorch reference and print a table."""
+        from pybridge import budget, zoo
         from pybridge.laws.checks import check_layer
 
+        apply_max_memory(max_memory)
         given = parse_params(params)
+        if given:
+            # check_layer runs float64 at batch ≤ 3 and run-time sizes ≤ 4, our layer and its reference.
+            term, _ = zoo.instantiate(name, given)
+            dims = {d: 4 for d in zoo.info(name).runtime_dims} | given
+            budget.require(
+                budget.estimate(term, dims=dims, batch=3, dtype_bytes=8, copies=2), f"checking {name}"
+            )
         results = check_layer(name, given or None)
         failed = [r for r in results if not r.passed]
         if as_json:

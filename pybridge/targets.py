@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from pybridge.errors import TargetError
+from pybridge.errors import TargetError, UsageError
 
 
 @dataclass(frozen=True)
@@ -71,11 +71,18 @@ def load_target(spec: str, params: dict[str, int] | None = None, *, batch: int =
 
     Zoo layers are compiled from their Lean definitions in float64 with seeded random weights.
     """
+    if not 0 <= seed < 2**63:
+        raise UsageError(f"--seed {str(seed)[:30]}: must be between 0 and 2^63 - 1")
     if spec.rpartition(":")[0].endswith(".py"):
         return _load_factory(spec)
     if spec.endswith(".py"):
         raise TargetError(f"{spec}: name the factory function as {spec}:FUNCTION")
-    from pybridge import zoo  # local import: the Zoo needs the Lean parser
+    from pybridge import budget, zoo  # local import: the Zoo needs the Lean parser
 
+    if not 1 <= batch <= 2**31:
+        raise UsageError(f"batch {batch}: must be between 1 and 2^31")
+    merged = zoo.example_params(spec, params or {})
+    term, _ = zoo.instantiate(spec, merged)
+    budget.require(budget.estimate(term, dims=merged, batch=batch, dtype_bytes=8), f"building {spec}")
     module, inputs = zoo.build_example(spec, params or {}, batch=batch, seed=seed)
     return Target(name=spec, module=module.eval(), inputs=inputs)

@@ -92,8 +92,12 @@ def counterpart_adapter(pytorch: str | None) -> str | None:
 
 def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
     """The text of the emitted file for layer ``name`` with ``params``."""
+    from pybridge import budget
+
     info = cat.layer(name)
     term, sig = cat.instantiate(name, params)
+    # Emitting builds one call per module and the file's Layer() allocates the weights (float32).
+    budget.require(budget.estimate(term, batch=0), f"emitting {name}")
     call = realize(term)
     deps = cat.dependencies(name)
     dep_hashes = {d: cat.sha256[d] for d in deps}
