@@ -7,6 +7,7 @@ the library (or the CLI in a fresh interpreter) on it.
 from __future__ import annotations
 
 import ast
+import re
 import json
 import os
 import shutil
@@ -279,3 +280,71 @@ def test_a_1000_primitive_chain_emits_and_runs(tmp_path: Path) -> None:
     out.write_text(render_source(cat, "chain", {"d": 4}), encoding="utf-8")
     got = _import_emitted([out], tmp_path / "PWNED")
     assert got[0]["relu_ok"]  # relu ∘ … ∘ relu = relu, in a fresh interpreter at the default recursion limit
+
+
+# --- 5. user model code cannot escape ------------------------------------------------------------------
+
+USER_CODE = {
+    "factory SystemExit": ("import torch\ndef f():\n    raise SystemExit(0)\n", "f() failed: SystemExit"),
+    "factory KeyboardInterrupt": ("def f():\n    raise KeyboardInterrupt\n", "f() failed: KeyboardInterrupt"),
+    "import SystemExit": ("import sys\nsys.exit(0)\n", "failed: SystemExit"),
+    "import KeyboardInterrupt": ("raise KeyboardInterrupt\n", "failed: KeyboardInterrupt"),
+    "import GeneratorExit": ("raise GeneratorExit('x')\n", "failed: GeneratorExit: x"),
+    "eval() raises": (
+        "import torch\nclass M(torch.nn.Module):\n    def train(self, mode=True):\n        raise SystemExit(3)\n"
+        "def f():\n    return M(), torch.ones(2, 3)\n",
+        "f() failed: SystemExit: 3",
+    ),
+    "__str__ raises": (
+        "class E(Exception):\n    def __str__(self):\n        raise RuntimeError\ndef f():\n    raise E()\n",
+        "f() failed: E",
+    ),
+}
+
+BAD_INPUTS = {
+    "integer": ("torch.ones(2, 3, dtype=torch.long)", "dtype torch.int64"),
+    "boolean": ("torch.ones(2, 3, dtype=torch.bool)", "dtype torch.bool"),
+    "complex": ("torch.ones(2, 3, dtype=torch.complex64)", "dtype torch.complex64"),
+    "empty tuple": ("()", "the example input is empty"),
+    "zero batch": ("torch.ones(0, 3)", "shape [0, 3]"),
+    "scalar": ("torch.tensor(1.0)", "shape []"),
+    "no features": ("torch.ones(2, 0)", "shape [2, 0]"),
+    "list": ("[1.0, 2.0]", "tuple of tensors (the example input is a list)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(USER_CODE))
+def test_user_code_raising_anything_is_the_users_error(tmp_path: Path, case: str) -> None:
+    from pybridge.errors import UserCodeError
+    from pybridge.targets import load_target
+
+    source, message = USER_CODE[case]
+    path = tmp_path / "model.py"
+    path.write_text(source)
+    with pytest.raises(UserCodeError, match=re.escape(message)) as info:
+        load_target(f"{path}:f")
+    assert info.value.exit_code == 16 and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_inputs_without_meaning_are_refused(tmp_path: Path, case: str) -> None:
+    from pybridge.errors import TargetError
+    from pybridge.targets import load_target
+
+    expr, message = BAD_INPUTS[case]
+    path = tmp_path / "model.py"
+    path.write_text(f"import torch\ndef f():\n    return torch.nn.Identity(), {expr}\n")
+    with pytest.raises(TargetError, match=re.escape(message)):
+        load_target(f"{path}:f")
+
+
+def test_keyboard_interrupt_at_import_is_exit_16_on_the_command_line(tmp_path: Path) -> None:
+    path = tmp_path / "model.py"
+    path.write_text("raise KeyboardInterrupt\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pybridge.cli", "site", f"{path}:f"],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert proc.returncode == 16, proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
+    assert "KeyboardInterrupt" in proc.stderr
