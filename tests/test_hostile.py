@@ -348,3 +348,69 @@ def test_keyboard_interrupt_at_import_is_exit_16_on_the_command_line(tmp_path: P
     assert proc.returncode == 16, proc.stderr
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
     assert "KeyboardInterrupt" in proc.stderr
+
+
+# --- 6. exit codes mean something ---------------------------------------------------------------------
+
+
+def _readme_exit_table() -> dict[int, str]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    start = text.index("| exit | cause |")
+    rows = {}
+    for line in text[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        code, cause = line.strip("|").split("|", 1)
+        rows[int(code)] = cause.strip()
+    return rows
+
+
+def test_every_exit_code_in_use_is_in_the_readme_table() -> None:
+    import pybridge.errors as E
+    from pybridge import cli
+
+    in_use = {0, 2, cli.OUT_OF_MEMORY, cli.INTERNAL_ERROR, cli.INTERRUPTED}
+    classes = [c for c in vars(E).values() if isinstance(c, type) and issubclass(c, E.BridgeError)]
+    assert len(classes) >= 17
+    in_use |= {c.exit_code for c in classes}
+    table = _readme_exit_table()
+    assert in_use <= set(table), sorted(in_use - set(table))
+    assert set(table) <= in_use, sorted(set(table) - in_use)  # and nothing listed that is not used
+
+
+CLI_CASES = [
+    (["list", "--bogus"], 2, "No such option: --bogus"),
+    (["emit"], 2, "Missing argument"),
+    (["frobnicate"], 2, "No such command"),
+    (["--max-memory", "lots", "list"], 2, "--max-memory 'lots'"),
+    (["show", "mlp", "-p", "d_in=²"], 2, "natural number"),
+    (["show", "mlp", "-p", "d_in=" + "9" * 5000], 2, "at most 18 digits"),
+    (["emit", "moe", "-p", "d=4", "-p", "experts=1000000000000", "-o", "{out}"], 14, "emitting moe would need"),
+    (["check", "moe", "-p", "d=4", "-p", "experts=1000000000000"], 14, "checking moe would need"),
+    (["check", "attention", "-p", "seq=100000000", "-p", "d_model=8", "-p", "heads=2"], 14, "checking attention"),
+    (["--max-memory", "1K", "emit", "mlp", "-p", "d_in=2", "-p", "d_hidden=2", "-p", "d_out=2", "-o", "{out}"],
+     14, "more than --max-memory (1.0 KiB)"),
+    (["emit", "mlp", "-p", "d_in=2", "-p", "d_hidden=2", "-p", "d_out=2", "-o", "{out}", "--max-memory", "1K"],
+     14, "more than --max-memory"),
+    (["fragment", "mlp", "--seed", "9" * 30], 2, "--seed"),
+]
+
+
+@pytest.mark.parametrize(("args", "code", "message"), CLI_CASES, ids=[" ".join(c[0])[:40] for c in CLI_CASES])
+def test_cli_errors_are_one_line_with_their_exit_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], code: int, message: str
+) -> None:
+    """Through the console entry point ``pybridge.cli.main``, as a user runs it."""
+    from pybridge import budget, cli
+
+    out = tmp_path / "out.py"
+    try:
+        with pytest.raises(SystemExit) as info:
+            cli.main([a.replace("{out}", str(out)) for a in args])
+    finally:
+        budget.set_limit(None)
+    err = capsys.readouterr().err
+    assert info.value.code == code, (args, err[-500:])
+    assert err.startswith("error: ") and err.count("\n") == 1, err[-500:]
+    assert message in err
+    assert not out.exists()
