@@ -414,3 +414,18 @@ def test_cli_errors_are_one_line_with_their_exit_codes(
     assert err.startswith("error: ") and err.count("\n") == 1, err[-500:]
     assert message in err
     assert not out.exists()
+
+
+def test_audit_reports_a_name_from_a_module_not_imported(tmp_path: Path) -> None:
+    from pybridge.lean.audit import run_audit
+
+    root = repo_copy(tmp_path)
+    clean = run_audit(root).rule("import-visible")
+    assert clean.ok, clean.findings
+    att = root / "Formal/Zoo/Attention.lean"
+    att.write_text(att.read_text().replace("import Formal.Network.Derived", "import Formal.Network.Arch"))
+    broken = run_audit(root).rule("import-visible")
+    assert not broken.ok
+    # EncoderBlock imported Derived only through Attention: it loses it too (transitivity).
+    assert {f.file for f in broken.findings} == {"Formal/Zoo/Attention.lean", "Formal/Zoo/EncoderBlock.lean"}
+    assert all("Formal.Network.Derived, which" in f.message for f in broken.findings)

@@ -85,6 +85,8 @@ RULES: dict[str, str] = {
     "module-doc": "every module has a module docstring (/-! ... -/)",
     "ledger": "every declaration named in the claims ledger is declared in Formal/",
     "zoo": "every Zoo layer, and every Arch/Formal name the Zoo uses, is declared in Formal/",
+    "import-visible": "every definition a Zoo or combinator file uses comes from a module it imports "
+    "(directly or transitively) or from earlier in the same file",
 }
 
 
@@ -588,6 +590,7 @@ def run_audit(root: Path) -> AuditReport:
     else:
         findings["ledger"] = ledger_findings
         findings["zoo"] = _rule_zoo(root, sources, declared)
+        findings["import-visible"] = rule_import_visible(root)
     rules = tuple(
         RuleResult(rule=rule, description=desc, findings=tuple(findings[rule]))
         for rule, desc in RULES.items()
@@ -609,3 +612,42 @@ def run_audit(root: Path) -> AuditReport:
         modules=summaries,
         claims_by_status=counts,
     )
+
+
+# --- import visibility (issue 10): the reader's scoping rule, as an audit rule ------------------------
+
+
+def rule_import_visible(root: Path) -> list[Finding]:
+    """Every name a definition of the catalogue (``Formal/Zoo/*.lean``, ``Formal/Network/Derived.lean``)
+    uses resolves to a definition in a module its file imports, directly or transitively, or to one
+    earlier in the same file; and ``Arch`` constructors need ``Formal.Network.Arch`` imported. These are
+    the checks of :meth:`pybridge.lean.expand.Expander.check_visible`, run on every definition rather
+    than only on the ones a layer expands. An unreadable catalogue is reported by rule ``zoo``."""
+    from pybridge.lean import parser as P
+    from pybridge.lean.catalogue import load_catalogue
+    from pybridge.lean.expand import CTOR_ARGS, Expander, _strip
+
+    try:
+        catalogue = load_catalogue(root)
+    except BridgeError:
+        return []
+    expander = Expander(catalogue.defs, catalogue.visible)
+    found: list[Finding] = []
+    for d in catalogue.defs.values():
+        stack: list[object] = [d.body, d.type, *(b.type for b in d.binders)]
+        while stack:
+            node = stack.pop()
+            for child in getattr(node, "__dict__", {}).values():
+                stack.extend(c for c in (child if isinstance(child, tuple) else (child,)) if isinstance(c, P.Node))
+            if not isinstance(node, P.Ident):
+                continue
+            ctor = _strip(node.name, ("Arch.", "Formal.Arch."))
+            target = expander.resolve_def(node.name, d)
+            try:
+                if target is not None:
+                    expander.check_visible(target.file, target.line, node.name, d, node)
+                elif ctor in CTOR_ARGS:
+                    expander.check_arch_visible(node.name, d, node)
+            except BridgeError as err:
+                found.append(Finding(rule="import-visible", file=d.file, line=node.line, message=str(err).split(": ", 1)[-1]))
+    return sorted(set(found), key=lambda f: (f.file, f.line, f.message))

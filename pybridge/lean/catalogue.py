@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pybridge.errors import LeanParseError, UnknownLayerError
 from pybridge.lean.claims import find_repo_root
-from pybridge.lean.expand import binder_kind, instantiate, render
+from pybridge.lean.expand import ARCH_KEY, binder_kind, instantiate, render
 from pybridge.lean.parser import Def, parse_source
 from pybridge.spec.terms import Term
 from pybridge.spec.typing import Signature
@@ -31,6 +31,8 @@ from pybridge.spec.typing import Signature
 #: Files, relative to the repository root, whose definitions layers may use.
 COMBINATOR_FILES = ("Formal/Network/Derived.lean",)
 ZOO_DIR = "Formal/Zoo"
+#: The file that declares ``Formal.Arch`` (its constructors need it imported).
+ARCH_FILE = "Formal/Network/Arch.lean"
 ZOO_NAMESPACE = "Formal.Zoo"
 
 
@@ -240,9 +242,10 @@ def _load(root: Path, stamp: tuple[tuple[str, float], ...]) -> Catalogue:
             example=example,
             type=render(d.type),
         )
-    return Catalogue(
-        root=root, layers=layers, defs=defs, sha256=hashes, visible=import_closure(root, direct)
-    )
+    visible = import_closure(root, direct)
+    if (root / ARCH_FILE).is_file():
+        visible[ARCH_KEY] = frozenset({ARCH_FILE})
+    return Catalogue(root=root, layers=layers, defs=defs, sha256=hashes, visible=visible)
 
 
 def load_catalogue(root: Path | None = None) -> Catalogue:

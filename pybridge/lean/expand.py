@@ -39,6 +39,8 @@ MAX_TERM_NODES = 100_000
 MAX_TERM_DEPTH = 150
 #: The key under which an environment keeps the symbolic values of its ``Nat`` binders.
 _SYM = "\x00sym"
+#: The key of ``visible`` (see :class:`Expander`) naming the file that declares ``Arch``, if known.
+ARCH_KEY = "\x00arch"
 #: A symbolic value that is not known (an implicit argument inferred from shapes).
 _UNKNOWN = ("?",)
 
@@ -208,6 +210,13 @@ class Expander:
                 "(directly or transitively)"
             )
 
+    def check_arch_visible(self, name: str, where: Def, node: Node) -> None:
+        """An ``Arch`` constructor needs the module declaring ``Arch`` imported (when the catalogue
+        knows that file: :data:`ARCH_KEY` of ``visible``)."""
+        if self.visible is not None:
+            for arch_file in self.visible.get(ARCH_KEY, frozenset()):
+                self.check_visible(arch_file, 0, name, where, node)
+
     # -- symbolic values (what Lean's type checker compares)
     def sym(self, node: Node, env: dict[str, Value]) -> object:
         """The value of a ``Nat`` expression in the variables of the layer being instantiated: an
@@ -360,7 +369,7 @@ class Expander:
         if ctor is not None and ctor in CTOR_ARGS:
             if kind != "arch":
                 raise self.err(where, fn, f"'{name}' is a layer, but a {kind} is expected here")
-            self.check_visible("Formal/Network/Arch.lean", 0, name, where, fn)
+            self.check_arch_visible(name, where, fn)
             self.count(where, fn)
             vals = self._positional(name, CTOR_ARGS[ctor], args, env, where, fn)
             if ctor == "route":
