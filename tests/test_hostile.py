@@ -429,3 +429,70 @@ def test_audit_reports_a_name_from_a_module_not_imported(tmp_path: Path) -> None
     # EncoderBlock imported Derived only through Attention: it loses it too (transitivity).
     assert {f.file for f in broken.findings} == {"Formal/Zoo/Attention.lean", "Formal/Zoo/EncoderBlock.lean"}
     assert all("Formal.Network.Derived, which" in f.message for f in broken.findings)
+
+
+# --- 7. adding a layer breaks nothing --------------------------------------------------------------------
+
+NEW_LAYER = """import Formal.Network.Arch
+
+/-!
+# Zoo: a rectifier followed by an affine map
+
+A user's addition to the Zoo: `x ↦ W relu(x) + b`.
+-/
+
+namespace Formal.Zoo
+
+open scoped Formal.Arch
+
+/-- Rectifier, then an affine map `ℝ^d_in → ℝ^d_out`.
+
+PyTorch: `torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Linear(d_in, d_out))`
+
+Example: `d_in=3 d_out=2` -/
+def reluLinear (d_in d_out : Nat) : Arch (.tensor [d_in]) (.tensor [d_out]) :=
+  Arch.relu [d_in] ≫ Arch.linear [] d_in d_out
+
+end Formal.Zoo
+"""
+
+#: The tests that are parametrised by the catalogue or compare it with the Lean files.
+CATALOGUE_TESTS = [
+    "tests/test_lean_parser.py",
+    "tests/test_cli.py::test_list_and_json",
+    "tests/test_torch.py",
+    "tests/test_emit.py::test_emitted_file_imports_only_torch_and_math",
+    "tests/test_fragment_classify.py",
+    "tests/test_site_zoo.py",
+    "tests/test_audit.py::test_real_tree_passes_the_audit",
+    "tests/test_trust.py",
+]
+
+
+def test_adding_a_correct_layer_keeps_demo_and_tests_green(tmp_path: Path) -> None:
+    """A copy of the checkout plus one new Zoo file (imported from Formal.lean, TRUST.md regenerated with
+    `pybridge trust --write` as a contributor does): `demo` passes and checks the new layer, and the
+    catalogue-driven tests pass and include it."""
+    repo = tmp_path / "checkout"
+    shutil.copytree(REPO, repo, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", ".lake", ".pytest_cache", "*.egg-info"))
+    (repo / "Formal/Zoo/ReluLinear.lean").write_text(NEW_LAYER, encoding="utf-8")
+    root = (repo / "Formal.lean").read_text()
+    (repo / "Formal.lean").write_text(root.replace("import Formal.Zoo.MoE\n", "import Formal.Zoo.MoE\nimport Formal.Zoo.ReluLinear\n"))
+    env = {**os.environ, "PYTHONPATH": str(repo), "TOPOS_BRIDGE_ROOT": str(repo)}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+
+    assert run("-m", "pybridge.cli", "trust", "--write").returncode == 0
+    demo = run("-m", "pybridge.cli", "demo")
+    assert demo.returncode == 0, demo.stderr[-2000:]
+    assert "reluLinear     12/12 within tolerance" in demo.stdout
+    # the new layer's parametrised cases, and the tests that compare the whole catalogue with the files
+    only = "reluLinear or list_and_json or zoo_is_read or real_tree or committed or zoo_list_is_covered"
+    suite = run("-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", only, *CATALOGUE_TESTS)
+    assert suite.returncode == 0, suite.stdout[-3000:]
+    last = suite.stdout.strip().splitlines()[-1]
+    passed = re.search(r"(\d+) passed", last)
+    assert "failed" not in last and passed and int(passed.group(1)) >= 10, last
+    listed = run("-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", *CATALOGUE_TESTS)
+    assert "reluLinear" in listed.stdout  # the new layer is among the parametrised cases

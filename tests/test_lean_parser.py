@@ -11,16 +11,18 @@ from pybridge.lean.catalogue import load_catalogue
 from pybridge.lean.claims import find_repo_root
 from pybridge.lean.lexer import tokenize
 from pybridge.lean.parser import parse_source
+from conftest import lean_zoo_names
 from pybridge.spec import Comp, Linear, ReLU, TensorShape
 
 ROOT = find_repo_root(Path(__file__).parent)
 
-ZOO = {"mlp", "attention", "encoderBlock", "glu", "hyperLinear", "moe"}
+ZOO = lean_zoo_names(ROOT)  # from the Lean files, by a regular expression
 
 
 def test_the_zoo_is_read_from_lean() -> None:
     cat = load_catalogue(ROOT)
     assert set(cat.layers) == ZOO
+    assert {"mlp", "attention", "encoderBlock", "glu", "hyperLinear", "moe"} <= ZOO  # the layers used below
     att = cat.layer("attention")
     assert att.lean_decl == "Formal.Zoo.attention"
     assert att.params == ("d_model", "heads") and att.runtime_dims == ("seq",)
