@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from pybridge.errors import LeanParseError, UnknownLayerError
 from pybridge.lean.claims import find_repo_root
 from pybridge.lean.expand import ARCH_KEY, binder_kind, instantiate, render
-from pybridge.lean.parser import Def, parse_source
+from pybridge.lean.parser import Def, LeanFile, parse_source
 from pybridge.spec.terms import Term
 from pybridge.spec.typing import Signature
 
@@ -198,21 +198,36 @@ def _metadata(d: Def) -> tuple[str | None, str | None, dict[str, int]]:
 @lru_cache(maxsize=8)
 def _load(root: Path, stamp: tuple[tuple[str, float], ...]) -> Catalogue:
     files = [root / f for f in COMBINATOR_FILES] + sorted((root / ZOO_DIR).glob("*.lean"))
+    sources: dict[str, bytes] = {}
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        try:
+            sources[rel] = path.read_bytes()
+        except OSError as err:
+            raise LeanParseError(rel, 1, f"cannot read ({err.strerror})") from None
+    return build_catalogue(root, sources)
+
+
+@lru_cache(maxsize=64)
+def _parse(text: str, rel: str) -> LeanFile:
+    """:func:`parse_source`, remembered for unchanged text (the result is not modified by readers)."""
+    return parse_source(text, rel)
+
+
+def build_catalogue(root: Path, sources: dict[str, bytes]) -> Catalogue:
+    """The catalogue of the given sources (relative path → bytes, combinator files first), read as if
+    they were the files of the checkout at ``root``; raises :class:`LeanParseError`."""
     defs: dict[str, Def] = {}
     layers: dict[str, LayerInfo] = {}
     hashes: dict[str, str] = {}
     direct: dict[str, list[str]] = {}
-    for path in files:
-        rel = path.relative_to(root).as_posix()
+    for rel, data in sources.items():
         try:
-            data = path.read_bytes()
             text = data.decode("utf-8")
-        except OSError as err:
-            raise LeanParseError(rel, 1, f"cannot read ({err.strerror})") from None
         except UnicodeDecodeError as err:
             raise LeanParseError(rel, 1, f"not valid UTF-8 ({err.reason})") from None
         hashes[rel] = hashlib.sha256(data).hexdigest()
-        parsed = parse_source(text, rel)
+        parsed = _parse(text, rel)
         direct[rel] = parsed.imports
         for d in parsed.defs:
             if d.name in defs:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+from functools import lru_cache
 
 from pybridge.errors import EmitError
 from pybridge.lean.catalogue import Catalogue
@@ -36,6 +37,14 @@ def _strip_module_header(source: str) -> str:
             drop.update(range(node.lineno - 1, (node.end_lineno or node.lineno)))
     kept = [line for i, line in enumerate(lines) if i not in drop]
     return "\n".join(kept).strip() + "\n"
+
+
+@lru_cache(maxsize=None)
+def _library(name: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The source of ``runtime`` or ``adapters`` without its header, and its top-level statements."""
+    module = {"runtime": runtime, "adapters": adapters}[name]
+    stripped = _strip_module_header(inspect.getsource(module))
+    return stripped, tuple(_top_level_shape(ast.parse(stripped)))
 
 
 def render_call(call: Call, indent: int = 2) -> str:
@@ -145,7 +154,7 @@ def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
         "",
         "# --- one module per constructor of Formal.Arch (from pybridge/torch/runtime.py) ---",
         "",
-        _strip_module_header(inspect.getsource(runtime)).rstrip(),
+        _library("runtime")[0].rstrip(),
         "",
     ]
     if adapter:
@@ -153,7 +162,7 @@ def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
             "",
             "# --- weights from the PyTorch counterpart (from pybridge/torch/adapters.py) ---",
             "",
-            _strip_module_header(inspect.getsource(adapters)).rstrip(),
+            _library("adapters")[0].rstrip(),
             "",
         ]
     layer = [
@@ -231,11 +240,6 @@ def _top_level_shape(tree: ast.Module) -> list[tuple[str, str]]:
     return out
 
 
-def _library_shape(source: str) -> list[tuple[str, str]]:
-    tree = ast.parse(_strip_module_header(source))
-    return _top_level_shape(tree)
-
-
 def verify_module(
     text: str, module_doc: str, class_doc: str, from_torch_doc: str | None, with_adapter: bool
 ) -> None:
@@ -254,8 +258,8 @@ def verify_module(
         ("Import", "import torch"),
         ("ImportFrom", "from torch import nn"),
         *(("Assign", c) for c in _CONSTANTS),
-        *_library_shape(inspect.getsource(runtime)),
-        *(_library_shape(inspect.getsource(adapters)) if with_adapter else []),
+        *_library("runtime")[1],
+        *(_library("adapters")[1] if with_adapter else ()),
         ("ClassDef", "Layer"),
     ]
     got = _top_level_shape(tree)
