@@ -53,63 +53,168 @@ def cases(tmp: Path) -> list[Case]:
     relu = "Arch.relu [d]"
     out = str(tmp / "out.py")
     cs = [
-        Case("injection: docstring with triple quotes", ["emit", "evil", "-p", "d=4", "-o", out, "--force"],
-             must_fail=False, extra_file=("Formal/Zoo/Evil.lean", _layer("evil", f"Evil {inj} done.", relu)),
-             marker=str(pwn)),
-        Case("injection: backslash/NUL/quotes docstring", ["emit", "evil", "-p", "d=4", "-o", out, "--force"],
-             must_fail=False,
-             extra_file=("Formal/Zoo/Evil.lean", _layer("evil", "Evil \\ ' \" \x00 \u2028 \\N{x} end \\", relu))),
-        Case("moe experts=10**12 emit", ["emit", "moe", "-p", "d=4", "-p", "experts=1000000000000", "-o", out]),
+        Case(
+            "injection: docstring with triple quotes",
+            ["emit", "evil", "-p", "d=4", "-o", out, "--force"],
+            must_fail=False,
+            extra_file=("Formal/Zoo/Evil.lean", _layer("evil", f"Evil {inj} done.", relu)),
+            marker=str(pwn),
+        ),
+        Case(
+            "injection: backslash/NUL/quotes docstring",
+            ["emit", "evil", "-p", "d=4", "-o", out, "--force"],
+            must_fail=False,
+            extra_file=(
+                "Formal/Zoo/Evil.lean",
+                _layer("evil", "Evil \\ ' \" \x00 \u2028 \\N{x} end \\", relu),
+            ),
+        ),
+        Case(
+            "moe experts=10**12 emit", ["emit", "moe", "-p", "d=4", "-p", "experts=1000000000000", "-o", out]
+        ),
         Case("moe experts=10**12 check", ["check", "moe", "-p", "d=4", "-p", "experts=1000000000000"]),
-        Case("mlp huge widths check", ["check", "mlp", "-p", "d_in=100000", "-p", "d_hidden=100000", "-p", "d_out=100000"]),
-        Case("attention seq=10**8 check", ["check", "attention", "-p", "seq=100000000", "-p", "d_model=8", "-p", "heads=2"]),
+        Case(
+            "mlp huge widths check",
+            ["check", "mlp", "-p", "d_in=100000", "-p", "d_hidden=100000", "-p", "d_out=100000"],
+        ),
+        Case(
+            "attention seq=10**8 check",
+            ["check", "attention", "-p", "seq=100000000", "-p", "d_model=8", "-p", "heads=2"],
+        ),
         Case("emit with --max-memory 1000", ["emit", "mlp", "-o", out, "--force", "--max-memory", "1000"]),
         Case("param unicode digit", ["show", "mlp", "-p", "d_in=²"]),
         Case("param 5000 digits", ["show", "mlp", "-p", "d_in=" + "9" * 5000]),
         Case("param negative", ["show", "mlp", "-p", "d_in=-3"]),
         Case("fragment huge seed", ["fragment", "mlp", "--seed", "9" * 30]),
         Case("equivariance huge step", ["equivariance", "mlp", "--step", "9" * 30]),
-        Case("4300-digit Example", ["show", "mlp"],
-             edit=(MLP, "Example: `", "Example: `d_in=" + "7" * 4300 + " ")),
-        Case("Unicode digit in Lean (²)", ["list"], edit=(MOE, "(.tensor [d]) (.tensor [d]) :=", "(.tensor [d²]) (.tensor [d]) :=")),
+        Case(
+            "4300-digit Example",
+            ["show", "mlp"],
+            edit=(MLP, "Example: `", "Example: `d_in=" + "7" * 4300 + " "),
+        ),
+        Case(
+            "Unicode digit in Lean (²)",
+            ["list"],
+            edit=(MOE, "(.tensor [d]) (.tensor [d]) :=", "(.tensor [d²]) (.tensor [d]) :="),
+        ),
         Case("Unicode digit in Lean (₁)", ["list"], edit=(MOE, "Arch.linear [] d d)", "Arch.linear [] d ₁)")),
-        Case("deep parentheses", ["show", "deep"], extra_file=("Formal/Zoo/Deep.lean",
-             _layer("deep", "Deep.", "(" * 600 + relu + ")" * 600))),
-        Case("long ≫ chain (1000) emit", ["emit", "chain", "-o", out, "--force"], must_fail=False,
-             extra_file=("Formal/Zoo/Chain.lean", _layer("chain", "Chain.", " ≫ ".join([relu] * 1000)))),
-        Case("long ≫ chain (1000) check", ["check", "chain"], must_fail=False,
-             extra_file=("Formal/Zoo/Chain.lean", _layer("chain", "Chain.", " ≫ ".join([relu] * 1000)))),
-        Case("self-recursive def", ["show", "loop"], extra_file=("Formal/Zoo/Loop.lean",
-             _layer("loop", "Loop.", "Arch.relu [d] ≫ loop d"))),
-        Case("mutually recursive defs", ["show", "ping"], extra_file=("Formal/Zoo/Ping.lean",
-             _layer("ping", "Ping.", "pong d").replace("end Formal.Zoo",
-             "/-- Pong.\n\nPyTorch: none (reference: `x.y`) -/\ndef pong (d : Nat) : Arch (.tensor [d]) (.tensor [d]) :=\n  ping d\n\nend Formal.Zoo"))),
-        Case("exponential expansion", ["show", "e30"], extra_file=("Formal/Zoo/Exp.lean",
-             "import Formal.Network.Arch\n\nnamespace Formal.Zoo\n\n" + "".join(
-                 f"/-- E{i}.\n\nPyTorch: none (reference: `x.y`)\n\nExample: `d=1` -/\n"
-                 f"def e{i} (d : Nat) : Arch (.tensor [d]) (.tensor [d]) :=\n  "
-                 + ("Arch.relu [d]" if i == 0 else f"e{i-1} d ≫ e{i-1} d") + "\n\n" for i in range(31))
-             + "end Formal.Zoo\n")),
+        Case(
+            "deep parentheses",
+            ["show", "deep"],
+            extra_file=("Formal/Zoo/Deep.lean", _layer("deep", "Deep.", "(" * 600 + relu + ")" * 600)),
+        ),
+        Case(
+            "long ≫ chain (1000) emit",
+            ["emit", "chain", "-o", out, "--force"],
+            must_fail=False,
+            extra_file=("Formal/Zoo/Chain.lean", _layer("chain", "Chain.", " ≫ ".join([relu] * 1000))),
+        ),
+        Case(
+            "long ≫ chain (1000) check",
+            ["check", "chain"],
+            must_fail=False,
+            extra_file=("Formal/Zoo/Chain.lean", _layer("chain", "Chain.", " ≫ ".join([relu] * 1000))),
+        ),
+        Case(
+            "self-recursive def",
+            ["show", "loop"],
+            extra_file=("Formal/Zoo/Loop.lean", _layer("loop", "Loop.", "Arch.relu [d] ≫ loop d")),
+        ),
+        Case(
+            "mutually recursive defs",
+            ["show", "ping"],
+            extra_file=(
+                "Formal/Zoo/Ping.lean",
+                _layer("ping", "Ping.", "pong d").replace(
+                    "end Formal.Zoo",
+                    "/-- Pong.\n\nPyTorch: none (reference: `x.y`) -/\n"
+                    "def pong (d : Nat) : Arch (.tensor [d]) (.tensor [d]) :=\n  ping d\n\nend Formal.Zoo",
+                ),
+            ),
+        ),
+        Case(
+            "exponential expansion",
+            ["show", "e30"],
+            extra_file=(
+                "Formal/Zoo/Exp.lean",
+                "import Formal.Network.Arch\n\nnamespace Formal.Zoo\n\n"
+                + "".join(
+                    f"/-- E{i}.\n\nPyTorch: none (reference: `x.y`)\n\nExample: `d=1` -/\n"
+                    f"def e{i} (d : Nat) : Arch (.tensor [d]) (.tensor [d]) :=\n  "
+                    + ("Arch.relu [d]" if i == 0 else f"e{i - 1} d ≫ e{i - 1} d")
+                    + "\n\n"
+                    for i in range(31)
+                )
+                + "end Formal.Zoo\n",
+            ),
+        ),
         Case("NUL byte in Lean", ["list"], edit=(MOE, "namespace Formal.Zoo", "namespace Formal.Zoo\x00")),
-        Case("theorem beside layers", ["list"], must_fail=False, edit=(MOE, "end Formal.Zoo",
-             "theorem t : 1 = 1 := rfl\n\nend Formal.Zoo")),
-        Case("example beside layers", ["list"], must_fail=False, edit=(MOE, "end Formal.Zoo",
-             "example : 1 = 1 := rfl\n\nend Formal.Zoo")),
-        Case("#check beside layers", ["list"], must_fail=False, edit=(MOE, "end Formal.Zoo",
-             "#check Nat\n\nend Formal.Zoo")),
-        Case("hypothesis of the wrong type", ["show", "moe", "-p", "d=4", "-p", "experts=3"],
-             edit=(MOE, "(h_pos : 0 < experts)", "(h_pos : 0 < d)")),
-        Case("name from a module not imported", ["show", "attention"],
-             edit=("Formal/Zoo/Attention.lean", "import Formal.Network.Derived", "import Formal.Network.Arch")),
-        Case("factory raises SystemExit", ["site", "F.py:f"], extra_file=("F.py", "def f():\n    raise SystemExit(0)\n")),
-        Case("import raises KeyboardInterrupt", ["site", "F.py:f"], extra_file=("F.py", "raise KeyboardInterrupt\n")),
-        Case("import raises SystemExit", ["fragment", "F.py:f"], extra_file=("F.py", "import sys\nsys.exit(0)\n")),
-        Case("integer input", ["site", "F.py:f"], extra_file=("F.py",
-             "import torch\ndef f():\n    return torch.nn.Linear(3, 3), torch.ones(2, 3, dtype=torch.long)\n")),
-        Case("complex input", ["fragment", "F.py:f"], extra_file=("F.py",
-             "import torch\ndef f():\n    return torch.nn.Identity(), torch.ones(2, 3, dtype=torch.complex64)\n")),
-        Case("empty input", ["fragment", "F.py:f"], extra_file=("F.py",
-             "import torch\ndef f():\n    return torch.nn.Identity(), ()\n")),
+        Case(
+            "theorem beside layers",
+            ["list"],
+            must_fail=False,
+            edit=(MOE, "end Formal.Zoo", "theorem t : 1 = 1 := rfl\n\nend Formal.Zoo"),
+        ),
+        Case(
+            "example beside layers",
+            ["list"],
+            must_fail=False,
+            edit=(MOE, "end Formal.Zoo", "example : 1 = 1 := rfl\n\nend Formal.Zoo"),
+        ),
+        Case(
+            "#check beside layers",
+            ["list"],
+            must_fail=False,
+            edit=(MOE, "end Formal.Zoo", "#check Nat\n\nend Formal.Zoo"),
+        ),
+        Case(
+            "hypothesis of the wrong type",
+            ["show", "moe", "-p", "d=4", "-p", "experts=3"],
+            edit=(MOE, "(h_pos : 0 < experts)", "(h_pos : 0 < d)"),
+        ),
+        Case(
+            "name from a module not imported",
+            ["show", "attention"],
+            edit=("Formal/Zoo/Attention.lean", "import Formal.Network.Derived", "import Formal.Network.Arch"),
+        ),
+        Case(
+            "factory raises SystemExit",
+            ["site", "F.py:f"],
+            extra_file=("F.py", "def f():\n    raise SystemExit(0)\n"),
+        ),
+        Case(
+            "import raises KeyboardInterrupt",
+            ["site", "F.py:f"],
+            extra_file=("F.py", "raise KeyboardInterrupt\n"),
+        ),
+        Case(
+            "import raises SystemExit",
+            ["fragment", "F.py:f"],
+            extra_file=("F.py", "import sys\nsys.exit(0)\n"),
+        ),
+        Case(
+            "integer input",
+            ["site", "F.py:f"],
+            extra_file=(
+                "F.py",
+                "import torch\ndef f():\n"
+                "    return torch.nn.Linear(3, 3), torch.ones(2, 3, dtype=torch.long)\n",
+            ),
+        ),
+        Case(
+            "complex input",
+            ["fragment", "F.py:f"],
+            extra_file=(
+                "F.py",
+                "import torch\ndef f():\n"
+                "    return torch.nn.Identity(), torch.ones(2, 3, dtype=torch.complex64)\n",
+            ),
+        ),
+        Case(
+            "empty input",
+            ["fragment", "F.py:f"],
+            extra_file=("F.py", "import torch\ndef f():\n    return torch.nn.Identity(), ()\n"),
+        ),
         Case("usage error: unknown option", ["list", "--bogus"]),
         Case("usage error: missing argument", ["emit"]),
     ]
@@ -136,8 +241,13 @@ def classify(case: Case, rc: int | None, err: str) -> str:
 def run_case(case: Case, timeout: float) -> tuple[str, int | None, str, float]:
     with tempfile.TemporaryDirectory(prefix="hostile-") as td:
         root = Path(td) / "repo"
-        shutil.copytree(REPO, root, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", ".lake",
-                                                                   "*.egg-info", ".pytest_cache", "bench"))
+        shutil.copytree(
+            REPO,
+            root,
+            ignore=shutil.ignore_patterns(
+                ".git", ".venv", "__pycache__", ".lake", "*.egg-info", ".pytest_cache", "bench"
+            ),
+        )
         if case.edit:
             path = root / case.edit[0]
             text = path.read_text()
@@ -148,8 +258,14 @@ def run_case(case: Case, timeout: float) -> tuple[str, int | None, str, float]:
         env = dict(os.environ, TOPOS_BRIDGE_ROOT=str(root), PYTHONPATH=str(REPO))
         t0 = time.perf_counter()
         try:
-            proc = subprocess.run([sys.executable, "-m", "pybridge.cli", *case.args], cwd=root, env=env,
-                                  capture_output=True, text=True, timeout=timeout)
+            proc = subprocess.run(
+                [sys.executable, "-m", "pybridge.cli", *case.args],
+                cwd=root,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
             rc, err = proc.returncode, proc.stderr
         except subprocess.TimeoutExpired:
             rc, err = None, ""

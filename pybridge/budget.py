@@ -150,7 +150,8 @@ def require(est: Estimate, what: str) -> None:
         return
     total = est.total
     shown = _human(total) if total < 1024**6 else f"about 10^{len(str(total)) - 1} bytes"
+    weights = _human(est.weights) if est.weights < 1024**6 else "beyond 1 EiB"
     raise ResourceLimitError(
-        f"{what} would need {shown} (weights {_human(est.weights) if est.weights < 1024**6 else 'beyond 1 EiB'}, "
+        f"{what} would need {shown} (weights {weights}, "
         f"{est.modules} modules), more than {source} ({_human(cap)}); choose smaller dimensions"
     )

@@ -118,7 +118,10 @@ def main(argv: list[str] | None = None) -> None:
         code = _run(argv)
     if code == 0:
         for w in caught:
-            typer.echo(f"warning: {w.category.__name__}: {str(w.message).splitlines()[0] if str(w.message) else ''}", err=True)
+            typer.echo(
+                f"warning: {w.category.__name__}: {str(w.message).splitlines()[0] if str(w.message) else ''}",
+                err=True,
+            )
     sys.exit(code)
 
 

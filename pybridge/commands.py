@@ -23,9 +23,13 @@ def parse_params(items: list[str] | None) -> dict[str, int]:
         if not sep or not key.isidentifier():
             raise UsageError(f"--param {item!r}: expected NAME=VALUE, e.g. --param d_model=8")
         if not (value.isascii() and value.isdigit()):
-            raise UsageError(f"--param {item[:60]!r}: {key} must be a natural number (digits 0-9), got {value[:40]!r}")
+            raise UsageError(
+                f"--param {item[:60]!r}: {key} must be a natural number (digits 0-9), got {value[:40]!r}"
+            )
         if len(value.lstrip("0")) > 18:
-            raise UsageError(f"--param {key}: {len(value)} digits; dimensions are at most 18 digits (below 10^18)")
+            raise UsageError(
+                f"--param {key}: {len(value)} digits; dimensions are at most 18 digits (below 10^18)"
+            )
         if key in params:
             raise UsageError(f"--param {key} is given twice")
         params[key] = int(value)
@@ -40,7 +44,8 @@ MemOpt = Annotated[
     str | None,
     typer.Option(
         "--max-memory",
-        help="Stop (exit 14) before allocating more than this (e.g. 512M, 2G); default: the available memory.",
+        help="Stop (exit 14) before allocating more than this (e.g. 512M, 2G); "
+        "default: the available memory.",
     ),
 ]
 

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import lean_zoo_names
 from typer.testing import CliRunner
 
 from pybridge.cli import app
-from conftest import lean_zoo_names
 
 runner = CliRunner()
 

@@ -7,9 +7,9 @@ the library (or the CLI in a fresh interpreter) on it.
 from __future__ import annotations
 
 import ast
-import re
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,7 +36,8 @@ def repo_copy(tmp_path: Path) -> Path:
 def layer_file(name: str, doc: str, body: str = "Arch.relu [d]", extra: str = "") -> str:
     """A Zoo file with one layer ``name`` on ``ℝ^d`` whose docstring starts with ``doc``."""
     return (
-        "import Formal.Network.Arch\n\n/-! A test layer. -/\n\nnamespace Formal.Zoo\n\nopen scoped Formal.Arch\n\n"
+        "import Formal.Network.Arch\n\n/-! A test layer. -/\n\n"
+        "namespace Formal.Zoo\n\nopen scoped Formal.Arch\n\n"
         f"/-- {doc}\n\nPyTorch: none (reference: `pybridge.laws.references.moe`)\n\nExample: `d=4` -/\n"
         f"def {name} (d : Nat) : Arch (.tensor [d]) (.tensor [d]) :=\n  {body}\n\n{extra}end Formal.Zoo\n"
     )
@@ -76,7 +77,10 @@ print(json.dumps(out))
 
 def _import_emitted(paths: list[Path], marker: Path) -> list[dict]:
     proc = subprocess.run(
-        [sys.executable, "-c", _IMPORT, str(marker), *map(str, paths)], capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", _IMPORT, str(marker), *map(str, paths)],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout)
@@ -101,7 +105,13 @@ def test_hostile_docstrings_emit_files_that_run_nothing_else(tmp_path: Path) -> 
     # (``moe`` has no PyTorch counterpart, as ``evil``: the same library functions, no adapter.)
     reference = ast.parse(render_source(load_catalogue(REPO), "moe", {"d": 4, "experts": 2}))
     ref_names = {n.name for n in reference.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
-    ref_names |= {t.id for n in reference.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    ref_names |= {
+        t.id
+        for n in reference.body
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
     results = _import_emitted(paths, marker)
     assert not marker.exists()
     for got, summary in zip(results, summaries, strict=True):
@@ -181,17 +191,36 @@ READER_CASES = {
     "arabic-indic digit": (layer_file("u", "U.", "Arch.relu [١]"), "u", "character '١'"),
     "NUL byte": (layer_file("u", "U.", "Arch.relu\x00 [d]"), "u", r"character '\\x00'"),
     "deep parentheses": (layer_file("u", "U.", "(" * 600 + RELU + ")" * 600), "u", "nested deeper than 200"),
-    "deep brackets": (layer_file("u", "U.", "Arch.relu " + "[" * 600 + "d" + "]" * 600), "u", "nested deeper"),
+    "deep brackets": (
+        layer_file("u", "U.", "Arch.relu " + "[" * 600 + "d" + "]" * 600),
+        "u",
+        "nested deeper",
+    ),
     "deep negation": (layer_file("u", "U.", "Arch.relu [" + "- " * 600 + "d]"), "u", "nested deeper"),
     "long ⊗ chain": (layer_file("u", "U.", " ⊗ ".join([RELU] * 600)), "u", "nests deeper than 200"),
-    "long + chain": (layer_file("u", "U.", "Arch.relu [" + " + ".join(["d"] * 600) + "]"), "u", "nests deeper"),
-    "self-recursive": (layer_file("u", "U.", "Arch.relu [d] ≫ u d"), "u", "before its definition|in terms of itself"),
+    "long + chain": (
+        layer_file("u", "U.", "Arch.relu [" + " + ".join(["d"] * 600) + "]"),
+        "u",
+        "nests deeper",
+    ),
+    "self-recursive": (
+        layer_file("u", "U.", "Arch.relu [d] ≫ u d"),
+        "u",
+        "before its definition|in terms of itself",
+    ),
     "mutually recursive": (_ping_pong(), "ping", "before its definition|in terms of itself"),
     "exponential expansion": (_exponential(30), "e30", "more than 100000 constructors"),
     "4300-digit literal": (layer_file("u", "U.", "Arch.relu [" + "7" * 4300 + "]"), "u", "4300 digits"),
-    "4300-digit Example": (layer_file("u", "U.").replace("`d=4`", "`d=" + "7" * 4300 + "`"), "u", "4300 digits"),
+    "4300-digit Example": (
+        layer_file("u", "U.").replace("`d=4`", "`d=" + "7" * 4300 + "`"),
+        "u",
+        "4300 digits",
+    ),
     "huge dimension arithmetic": (
-        layer_file("u", "U.", "Arch.relu [" + " * ".join(["1000000000"] * 3) + "]"), "u", "exceeds 2\\^62"),
+        layer_file("u", "U.", "Arch.relu [" + " * ".join(["1000000000"] * 3) + "]"),
+        "u",
+        "exceeds 2\\^62",
+    ),
     "unterminated comment": (layer_file("u", "U.") + "/- open", "u", "unterminated comment"),
 }
 
@@ -233,7 +262,9 @@ def test_hypothesis_of_another_statement_is_rejected(tmp_path: Path) -> None:
     moe = root / "Formal/Zoo/MoE.lean"
     moe.write_text(moe.read_text().replace("(h_pos : 0 < experts)", "(h_pos : 0 < d)"), encoding="utf-8")
     cat = load_catalogue(root)
-    with pytest.raises(LeanParseError, match=r"MoE\.lean:\d+: the hypothesis 'h_pos' states 0 < d, but .*0 < experts"):
+    with pytest.raises(
+        LeanParseError, match=r"MoE\.lean:\d+: the hypothesis 'h_pos' states 0 < d, but .*0 < experts"
+    ):
         cat.instantiate("moe", {"d": 4, "experts": 3})
     # the unmodified file passes for every value that satisfies the hypothesis
     assert load_catalogue(REPO).instantiate("moe", {"d": 4, "experts": 3})[1] is not None
@@ -247,8 +278,13 @@ def test_hypothesis_passed_to_a_definition_must_match_its_binder(tmp_path: Path)
         "def helper (k d : Nat) (hk : 0 < k) : Arch (.prod (.tensor [k]) (.tensor [d])) (.tensor [d]) :=\n"
         "  Arch.route k hk (.tensor [d]) ≫ Arch.copair k (Arch.linear [] d d)\n\n"
     )
-    good = layer_file("uses", "U.", "Arch.copy (.tensor [d]) ≫ (Arch.linear [] d e ⊗ Arch.id (.tensor [d])) ≫ helper e d h")
-    good = good.replace("def uses (d : Nat)", helper + "/-- U.\n\nPyTorch: none (reference: `x.y`) -/\ndef uses (d e : Nat) (h : 0 < e)")
+    good = layer_file(
+        "uses", "U.", "Arch.copy (.tensor [d]) ≫ (Arch.linear [] d e ⊗ Arch.id (.tensor [d])) ≫ helper e d h"
+    )
+    good = good.replace(
+        "def uses (d : Nat)",
+        helper + "/-- U.\n\nPyTorch: none (reference: `x.y`) -/\ndef uses (d e : Nat) (h : 0 < e)",
+    )
     root = repo_copy(tmp_path)
     (root / "Formal/Zoo/Uses.lean").write_text(good, encoding="utf-8")
     assert load_catalogue(root).instantiate("uses", {"d": 2, "e": 3})[1] is not None
@@ -265,8 +301,12 @@ def test_name_from_a_module_not_imported_is_rejected(tmp_path: Path) -> None:
     att = root / "Formal/Zoo/Attention.lean"
     text = att.read_text()
     assert "import Formal.Network.Derived" in text
-    att.write_text(text.replace("import Formal.Network.Derived", "import Formal.Network.Arch"), encoding="utf-8")
-    with pytest.raises(LeanParseError, match=r"Attention\.lean:\d+: .*Formal\.Network\.Derived, which .* does not import"):
+    att.write_text(
+        text.replace("import Formal.Network.Derived", "import Formal.Network.Arch"), encoding="utf-8"
+    )
+    with pytest.raises(
+        LeanParseError, match=r"Attention\.lean:\d+: .*Formal\.Network\.Derived, which .* does not import"
+    ):
         load_catalogue(root).instantiate("attention", {"d_model": 4, "heads": 2})
 
 
@@ -291,7 +331,8 @@ USER_CODE = {
     "import KeyboardInterrupt": ("raise KeyboardInterrupt\n", "failed: KeyboardInterrupt"),
     "import GeneratorExit": ("raise GeneratorExit('x')\n", "failed: GeneratorExit: x"),
     "eval() raises": (
-        "import torch\nclass M(torch.nn.Module):\n    def train(self, mode=True):\n        raise SystemExit(3)\n"
+        "import torch\nclass M(torch.nn.Module):\n"
+        "    def train(self, mode=True):\n        raise SystemExit(3)\n"
         "def f():\n    return M(), torch.ones(2, 3)\n",
         "f() failed: SystemExit: 3",
     ),
@@ -343,7 +384,10 @@ def test_keyboard_interrupt_at_import_is_exit_16_on_the_command_line(tmp_path: P
     path.write_text("raise KeyboardInterrupt\n")
     proc = subprocess.run(
         [sys.executable, "-m", "pybridge.cli", "site", f"{path}:f"],
-        capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert proc.returncode == 16, proc.stderr
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
@@ -385,13 +429,53 @@ CLI_CASES = [
     (["--max-memory", "lots", "list"], 2, "--max-memory 'lots'"),
     (["show", "mlp", "-p", "d_in=²"], 2, "natural number"),
     (["show", "mlp", "-p", "d_in=" + "9" * 5000], 2, "at most 18 digits"),
-    (["emit", "moe", "-p", "d=4", "-p", "experts=1000000000000", "-o", "{out}"], 14, "emitting moe would need"),
+    (
+        ["emit", "moe", "-p", "d=4", "-p", "experts=1000000000000", "-o", "{out}"],
+        14,
+        "emitting moe would need",
+    ),
     (["check", "moe", "-p", "d=4", "-p", "experts=1000000000000"], 14, "checking moe would need"),
-    (["check", "attention", "-p", "seq=100000000", "-p", "d_model=8", "-p", "heads=2"], 14, "checking attention"),
-    (["--max-memory", "1K", "emit", "mlp", "-p", "d_in=2", "-p", "d_hidden=2", "-p", "d_out=2", "-o", "{out}"],
-     14, "more than --max-memory (1.0 KiB)"),
-    (["emit", "mlp", "-p", "d_in=2", "-p", "d_hidden=2", "-p", "d_out=2", "-o", "{out}", "--max-memory", "1K"],
-     14, "more than --max-memory"),
+    (
+        ["check", "attention", "-p", "seq=100000000", "-p", "d_model=8", "-p", "heads=2"],
+        14,
+        "checking attention",
+    ),
+    (
+        [
+            "--max-memory",
+            "1K",
+            "emit",
+            "mlp",
+            "-p",
+            "d_in=2",
+            "-p",
+            "d_hidden=2",
+            "-p",
+            "d_out=2",
+            "-o",
+            "{out}",
+        ],
+        14,
+        "more than --max-memory (1.0 KiB)",
+    ),
+    (
+        [
+            "emit",
+            "mlp",
+            "-p",
+            "d_in=2",
+            "-p",
+            "d_hidden=2",
+            "-p",
+            "d_out=2",
+            "-o",
+            "{out}",
+            "--max-memory",
+            "1K",
+        ],
+        14,
+        "more than --max-memory",
+    ),
     (["fragment", "mlp", "--seed", "9" * 30], 2, "--seed"),
 ]
 
@@ -474,14 +558,22 @@ def test_adding_a_correct_layer_keeps_demo_and_tests_green(tmp_path: Path) -> No
     `pybridge trust --write` as a contributor does): `demo` passes and checks the new layer, and the
     catalogue-driven tests pass and include it."""
     repo = tmp_path / "checkout"
-    shutil.copytree(REPO, repo, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", ".lake", ".pytest_cache", "*.egg-info"))
+    shutil.copytree(
+        REPO,
+        repo,
+        ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", ".lake", ".pytest_cache", "*.egg-info"),
+    )
     (repo / "Formal/Zoo/ReluLinear.lean").write_text(NEW_LAYER, encoding="utf-8")
     root = (repo / "Formal.lean").read_text()
-    (repo / "Formal.lean").write_text(root.replace("import Formal.Zoo.MoE\n", "import Formal.Zoo.MoE\nimport Formal.Zoo.ReluLinear\n"))
+    (repo / "Formal.lean").write_text(
+        root.replace("import Formal.Zoo.MoE\n", "import Formal.Zoo.MoE\nimport Formal.Zoo.ReluLinear\n")
+    )
     env = {**os.environ, "PYTHONPATH": str(repo), "TOPOS_BRIDGE_ROOT": str(repo)}
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+        return subprocess.run(
+            [sys.executable, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=900
+        )
 
     assert run("-m", "pybridge.cli", "trust", "--write").returncode == 0
     demo = run("-m", "pybridge.cli", "demo")

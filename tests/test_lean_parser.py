@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import lean_zoo_names
 
 from pybridge.errors import LeanParseError, ShapeError, UnknownLayerError, UsageError
 from pybridge.lean.catalogue import load_catalogue
 from pybridge.lean.claims import find_repo_root
 from pybridge.lean.lexer import tokenize
 from pybridge.lean.parser import parse_source
-from conftest import lean_zoo_names
 from pybridge.spec import Comp, Linear, ReLU, TensorShape
 
 ROOT = find_repo_root(Path(__file__).parent)
@@ -96,9 +96,15 @@ def zoo_with(tmp_path: Path, body: str, *, doc: str = DOC) -> Path:
         ),
         ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu (n", r"expected '\)'"),
         ("instance bad : Inhabited Nat := ⟨0⟩", "unsupported command 'instance'"),
-        ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu\x00 [n]", r"character '\\x00'"),
+        (
+            "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu\x00 [n]",
+            r"character '\\x00'",
+        ),
         ("def bad (n : Nat) : Arch (.tensor [n²]) (.tensor [n]) :=\n  Arch.relu [n]", "character '²'"),
-        ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [" + "9" * 4300 + "]) :=\n  Arch.relu [n]", "4300 digits"),
+        (
+            "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [" + "9" * 4300 + "]) :=\n  Arch.relu [n]",
+            "4300 digits",
+        ),
         (
             "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu (.prod [n])",
             "not a constructor",
@@ -198,7 +204,8 @@ def test_precedence_follows_lean() -> None:
 def test_theorem_example_and_hash_commands_beside_layers_are_skipped() -> None:
     text = (
         "namespace Formal.Zoo\n"
-        "/-- About it. -/\ntheorem t (n : Nat) : ∀ m : Nat, m + n = n + m := by\n  intro m; exact Nat.add_comm m n\n"
+        "/-- About it. -/\ntheorem t (n : Nat) : ∀ m : Nat, m + n = n + m := by\n"
+        "  intro m; exact Nat.add_comm m n\n"
         "example : (2 : Nat) + 2 = 4 := rfl\n"
         "#check @Nat.add_comm\n#eval 1 + 1\n"
         "/-- A layer. -/\ndef r (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n]\n"

@@ -638,7 +638,9 @@ def rule_import_visible(root: Path) -> list[Finding]:
         while stack:
             node = stack.pop()
             for child in getattr(node, "__dict__", {}).values():
-                stack.extend(c for c in (child if isinstance(child, tuple) else (child,)) if isinstance(c, P.Node))
+                stack.extend(
+                    c for c in (child if isinstance(child, tuple) else (child,)) if isinstance(c, P.Node)
+                )
             if not isinstance(node, P.Ident):
                 continue
             ctor = _strip(node.name, ("Arch.", "Formal.Arch."))
@@ -649,5 +651,12 @@ def rule_import_visible(root: Path) -> list[Finding]:
                 elif ctor in CTOR_ARGS:
                     expander.check_arch_visible(node.name, d, node)
             except BridgeError as err:
-                found.append(Finding(rule="import-visible", file=d.file, line=node.line, message=str(err).split(": ", 1)[-1]))
+                found.append(
+                    Finding(
+                        rule="import-visible",
+                        file=d.file,
+                        line=node.line,
+                        message=str(err).split(": ", 1)[-1],
+                    )
+                )
     return sorted(set(found), key=lambda f: (f.file, f.line, f.message))

@@ -48,7 +48,11 @@ _UNKNOWN = ("?",)
 def _sym_text(x: object) -> str:
     if isinstance(x, tuple) and len(x) == 3:
         op, a, b = x
-        return f"{_sym_text(a)} {op} {_sym_text(b)}" if op in ("<", "≤", "∣", "=") else f"({_sym_text(a)} {op} {_sym_text(b)})"
+        return (
+            f"{_sym_text(a)} {op} {_sym_text(b)}"
+            if op in ("<", "≤", "∣", "=")
+            else f"({_sym_text(a)} {op} {_sym_text(b)})"
+        )
     return str(x)
 
 
@@ -206,8 +210,10 @@ class Expander:
         if target_file not in self.visible.get(where.file, frozenset()):
             module = target_file.removesuffix(".lean").replace("/", ".")
             raise self.err(
-                where, node, f"'{name}' is defined in {module}, which {where.file} does not import "
-                "(directly or transitively)"
+                where,
+                node,
+                f"'{name}' is defined in {module}, which {where.file} does not import "
+                "(directly or transitively)",
             )
 
     def check_arch_visible(self, name: str, where: Def, node: Node) -> None:
@@ -245,7 +251,12 @@ class Expander:
         return None if _UNKNOWN in (a, b) else (ty.op, a, b)
 
     def check_proof(
-        self, proof: Value, required: tuple | None, need: str, where: Def, node: Node,
+        self,
+        proof: Value,
+        required: tuple | None,
+        need: str,
+        where: Def,
+        node: Node,
         concrete: tuple | None = None,
     ) -> None:
         """A proof argument must prove the statement it is passed for (Lean compares the types)."""
@@ -255,8 +266,10 @@ class Expander:
             return
         if proof.statement != required:
             raise self.err(
-                where, node, f"the hypothesis '{proof.hypothesis}' states {_sym_text(proof.statement)}, "
-                f"but {need} needs {_sym_text(required)}"
+                where,
+                node,
+                f"the hypothesis '{proof.hypothesis}' states {_sym_text(proof.statement)}, "
+                f"but {need} needs {_sym_text(required)}",
             )
 
     # -- name resolution
@@ -341,7 +354,9 @@ class Expander:
         if op in ("+", "-", "*", "/", "%") and kind in ("nat", "int"):
             value = _nat_op(op, self.eval(left, env, where, "nat"), self.eval(right, env, where, "nat"))
             if isinstance(value, int) and value > MAX_DIM:
-                raise self.err(where, node, f"'{render(node)}' exceeds 2^62, larger than any tensor dimension")
+                raise self.err(
+                    where, node, f"'{render(node)}' exceeds 2^62, larger than any tensor dimension"
+                )
             return value
         raise self.err(where, node, f"operator '{op}' does not build a {kind}")
 
@@ -397,8 +412,15 @@ class Expander:
             )
         self.check_visible(target.file, target.line, name, where, fn)
         if any(d.name == target.name for d in self.active):
-            cycle = " → ".join([*(d.short for d in self.active[[d.name for d in self.active].index(target.name):]), target.short])
-            raise self.err(where, fn, f"'{target.short}' is defined in terms of itself ({cycle}); Lean rejects this")
+            cycle = " → ".join(
+                [
+                    *(d.short for d in self.active[[d.name for d in self.active].index(target.name) :]),
+                    target.short,
+                ]
+            )
+            raise self.err(
+                where, fn, f"'{target.short}' is defined in terms of itself ({cycle}); Lean rejects this"
+            )
         if len(self.active) >= MAX_CALL_DEPTH:
             raise self.err(where, fn, f"definitions nested deeper than {MAX_CALL_DEPTH} levels")
         self.active.append(target)
@@ -485,8 +507,11 @@ class Expander:
                     table[b.name] = self.sym(given[b.name], env)
                 elif k == "prop":
                     self.check_proof(
-                        local[b.name], self.statement(b.type, local), f"'{target.short}' ({b.name} : "
-                        f"{render(b.type)})", where, given[b.name],
+                        local[b.name],
+                        self.statement(b.type, local),
+                        f"'{target.short}' ({b.name} : {render(b.type)})",
+                        where,
+                        given[b.name],
                     )
             else:
                 pending.append(b)
@@ -589,7 +614,9 @@ def _instantiate(
         raise UsageError(f"{defn.short} needs --param {' --param '.join(m + '=N' for m in missing)}")
     for name, value in params.items():
         if value > MAX_DIM:
-            raise UsageError(f"--param {name}={value}: larger than 2^62, the largest dimension the bridge takes")
+            raise UsageError(
+                f"--param {name}={value}: larger than 2^62, the largest dimension the bridge takes"
+            )
     table: dict[str, object] = {b.name: b.name for b in nat_binders}
     env: dict[str, Value] = {_SYM: table}
     exp = Expander(defs, visible)

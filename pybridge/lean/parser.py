@@ -224,7 +224,9 @@ def _fold(op: str, line: int, operands: list[Node], lines: list[int]) -> Node:
     if op == "≫" and len(operands) > BALANCE_CHAINS_LONGER_THAN:
         mid = len(operands) // 2
         return BinOp(
-            lines[mid - 1], op, _fold(op, line, operands[:mid], lines[: mid - 1]),
+            lines[mid - 1],
+            op,
+            _fold(op, line, operands[:mid], lines[: mid - 1]),
             _fold(op, line, operands[mid:], lines[mid:]),
         )
     node = operands[-1]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import inspect
-from functools import lru_cache
+from functools import cache
 
 from pybridge.errors import EmitError
 from pybridge.lean.catalogue import Catalogue
@@ -39,7 +39,7 @@ def _strip_module_header(source: str) -> str:
     return "\n".join(kept).strip() + "\n"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _library(name: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     """The source of ``runtime`` or ``adapters`` without its header, and its top-level statements."""
     module = {"runtime": runtime, "adapters": adapters}[name]
@@ -229,7 +229,9 @@ def _top_level_shape(tree: ast.Module) -> list[tuple[str, str]]:
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.ClassDef):
             out.append((type(node).__name__, node.name))
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        elif (
+            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        ):
             out.append(("Assign", node.targets[0].id))
         elif isinstance(node, ast.Import | ast.ImportFrom):
             out.append((type(node).__name__, ast.unparse(node)))
@@ -264,7 +266,9 @@ def verify_module(
     ]
     got = _top_level_shape(tree)
     if got != expected:
-        diff = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
+        diff = next(
+            (i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected))
+        )
         raise EmitError(
             f"the emitted file does not have the intended top-level statements (statement {diff + 1}: "
             f"{got[diff] if diff < len(got) else 'missing'}, expected "
