@@ -588,3 +588,39 @@ def test_adding_a_correct_layer_keeps_demo_and_tests_green(tmp_path: Path) -> No
     assert "failed" not in last and passed and int(passed.group(1)) >= 10, last
     listed = run("-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", *CATALOGUE_TESTS)
     assert "reluLinear" in listed.stdout  # the new layer is among the parametrised cases
+
+
+@pytest.mark.parametrize(
+    ("chain", "fanout", "code"),
+    [(0.0, 1.0, 0), (1.0, 0.0, 9)],
+    ids=["only the control fails", "a non-control row fails"],
+)
+def test_presheaf_exit_code_follows_the_non_control_rows(
+    monkeypatch: pytest.MonkeyPatch, chain: float, fanout: float, code: int
+) -> None:
+    """`presheaf` exits 9 exactly when a row not labelled a control fails. The backprop report is replaced
+    by one with the given residuals (tolerance 1e-9), on ``glu``, which has a fan-out (a copy)."""
+    from typer.testing import CliRunner
+
+    from pybridge.cli import app
+    from pybridge.site import backprop
+
+    real = backprop.gradient_naturality
+
+    def fake(graph):  # type: ignore[no-untyped-def]
+        rep = real(graph)
+        return backprop.NaturalityReport(
+            **{
+                **rep.__dict__,
+                "worst_chain": chain,
+                "worst_fanout": fanout,
+                "worst_sum_rule": 0.0,
+                "tolerance": 1e-9,
+            }
+        )
+
+    monkeypatch.setattr(backprop, "gradient_naturality", fake)
+    result = CliRunner().invoke(app, ["presheaf", "glu"])
+    assert result.exit_code == code, result.output
+    fan = next(line for line in result.stdout.splitlines() if "backprop natural at fan-outs" in line)
+    assert "control" in fan and ((" fails " in fan) == (fanout > 0))
