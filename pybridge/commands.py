@@ -58,6 +58,20 @@ def apply_max_memory(text: str | None) -> None:
         budget.set_limit(budget.parse_size(text))
 
 
+def require_check_memory(name: str, params: dict[str, int] | None) -> None:
+    """Stop with exit 14 before ``check_layer(name, params)`` when one of its configurations would
+    exceed the memory limit (it runs float64 at batch ≤ 3 and run-time sizes ≤ 4, our layer and its
+    reference)."""
+    from pybridge import budget, zoo
+    from pybridge.laws.checks import configurations
+
+    configs = {"given": params} if params else configurations(name)
+    for cfg in configs.values():
+        term, _ = zoo.instantiate(name, cfg)
+        dims = {d: 4 for d in zoo.info(name).runtime_dims} | cfg
+        budget.require(budget.estimate(term, dims=dims, batch=3, dtype_bytes=8, copies=2), f"checking {name}")
+
+
 def _table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths)).rstrip()]
@@ -172,18 +186,11 @@ def register(app: typer.Typer) -> None:
         name: str, params: ParamOpt = None, as_json: JsonOpt = False, max_memory: MemOpt = None
     ) -> None:
         """Run a layer's numerical checks against its PyTorch reference and print a table."""
-        from pybridge import budget, zoo
         from pybridge.laws.checks import check_layer
 
         apply_max_memory(max_memory)
         given = parse_params(params)
-        if given:
-            # check_layer runs float64 at batch ≤ 3 and run-time sizes ≤ 4, our layer and its reference.
-            term, _ = zoo.instantiate(name, given)
-            dims = {d: 4 for d in zoo.info(name).runtime_dims} | given
-            budget.require(
-                budget.estimate(term, dims=dims, batch=3, dtype_bytes=8, copies=2), f"checking {name}"
-            )
+        require_check_memory(name, given or None)
         results = check_layer(name, given or None)
         failed = [r for r in results if not r.passed]
         if as_json:
@@ -272,6 +279,7 @@ def register(app: typer.Typer) -> None:
         from pybridge.zoo import layer_names
 
         for name in layer_names():
+            require_check_memory(name, None)
             results = check_layer(name)
             worst = max(results, key=lambda r: r.max_abs_error / r.tolerance)
             ref = worst.reference.split("(")[0]

@@ -624,3 +624,22 @@ def test_presheaf_exit_code_follows_the_non_control_rows(
     assert result.exit_code == code, result.output
     fan = next(line for line in result.stdout.splitlines() if "backprop natural at fan-outs" in line)
     assert "control" in fan and ((" fails " in fan) == (fanout > 0))
+
+
+def test_huge_example_values_stop_check_before_allocating(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`check` without --param runs the Lean `Example:`; a huge one is refused before allocation."""
+    from pybridge.commands import require_check_memory
+    from pybridge.errors import ResourceLimitError
+    from pybridge.lean import catalogue
+
+    root = repo_copy(tmp_path)
+    moe = root / "Formal/Zoo/MoE.lean"
+    moe.write_text(
+        moe.read_text().replace("Example: `d=4 experts=3`", "Example: `d=4 experts=100000000000000000`")
+    )
+    monkeypatch.setenv("TOPOS_BRIDGE_ROOT", str(root))
+    assert catalogue.load_catalogue().layer("moe").example["experts"] == 10**17
+    with pytest.raises(ResourceLimitError, match="checking moe would need"):
+        require_check_memory("moe", None)
