@@ -643,3 +643,29 @@ def test_huge_example_values_stop_check_before_allocating(
     assert catalogue.load_catalogue().layer("moe").example["experts"] == 10**17
     with pytest.raises(ResourceLimitError, match="checking moe would need"):
         require_check_memory("moe", None)
+
+
+def test_library_warnings_do_not_precede_the_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pybridge import cli
+
+    path = tmp_path / "model.py"
+    path.write_text(
+        "import warnings\nwarnings.warn('library noise')\ndef f():\n    raise ValueError('bad')\n"
+    )
+    with pytest.raises(SystemExit) as info:
+        cli.main(["site", f"{path}:f"])
+    err = capsys.readouterr().err
+    assert info.value.code == 16
+    assert err.startswith("error: ") and err.count("\n") == 1 and "library noise" not in err, err
+
+
+def test_huge_step_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from pybridge import cli
+
+    with pytest.raises(SystemExit) as info:
+        cli.main(["equivariance", "mlp", "--step", "9" * 30])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+    assert "--step" in err

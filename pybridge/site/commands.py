@@ -361,7 +361,10 @@ def register(app: typer.Typer) -> None:
     def equivariance_cmd(
         target: Annotated[str, typer.Argument(help="A Zoo layer name, or path/to/file.py:factory.")],
         group: Annotated[str, typer.Option("--group", help="shift (circular translations) or rot90.")],
-        step: Annotated[int, typer.Option("--step", help="The shift in pixels (for --group shift).")] = 1,
+        step: Annotated[
+            int,
+            typer.Option("--step", min=-(2**31), max=2**31, help="The shift in pixels (for --group shift)."),
+        ] = 1,
         dtype: Annotated[str, typer.Option("--dtype", help="float64 or float32.")] = "float64",
         param: Annotated[
             list[str] | None, typer.Option("--param", help="Zoo parameter NAME=INTEGER.")
