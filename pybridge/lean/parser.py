@@ -196,8 +196,8 @@ MAX_NESTING = 200
 
 #: A ``≫`` chain longer than this is grouped as a balanced tree of compositions rather than nested to
 #: the right, so that no consumer of the term (the expander, the typing rules, the torch modules)
-#: recurses once per step. Evaluation is unchanged: ``Formal.eval_comp_assoc`` (Formal/Network/Laws.lean)
-#: proves ``eval ((f ≫ g) ≫ h) = eval (f ≫ (g ≫ h))`` up to the reparametrisation
+#: recurses once per step. Evaluation is unchanged: ``Formal.Arch.eval_comp_assoc``
+#: (Formal/Network/Laws.lean) proves ``eval ((f ≫ g) ≫ h) = eval (f ≫ (g ≫ h))`` up to the reparametrisation
 #: ``((p, q), r) ↦ (p, (q, r))``, which keeps the depth-first order of the parameters.
 BALANCE_CHAINS_LONGER_THAN = 32
 
