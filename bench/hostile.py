@@ -81,7 +81,23 @@ def cases(tmp: Path) -> list[Case]:
             "attention seq=10**8 check",
             ["check", "attention", "-p", "seq=100000000", "-p", "d_model=8", "-p", "heads=2"],
         ),
-        Case("emit with --max-memory 1000", ["emit", "mlp", "-o", out, "--force", "--max-memory", "1000"]),
+        Case(
+            "emit with --max-memory 1000",
+            [
+                "emit",
+                "mlp",
+                "-p",
+                "d_in=2",
+                "-p",
+                "d_hidden=2",
+                "-p",
+                "d_out=2",
+                "-o",
+                out,
+                "--max-memory",
+                "1000",
+            ],
+        ),
         Case("param unicode digit", ["show", "mlp", "-p", "d_in=²"]),
         Case("param 5000 digits", ["show", "mlp", "-p", "d_in=" + "9" * 5000]),
         Case("param negative", ["show", "mlp", "-p", "d_in=-3"]),
@@ -105,15 +121,27 @@ def cases(tmp: Path) -> list[Case]:
         ),
         Case(
             "long ≫ chain (1000) emit",
-            ["emit", "chain", "-o", out, "--force"],
+            ["emit", "chain", "-p", "d=4", "-o", out, "--force"],
             must_fail=False,
-            extra_file=("Formal/Zoo/Chain.lean", _layer("chain", "Chain.", " ≫ ".join([relu] * 1000))),
+            extra_file=(
+                "Formal/Zoo/Chain.lean",
+                _layer("chain", "Chain.", " ≫ ".join([relu] * 1000)).replace(
+                    "none (reference: `pybridge.laws.references.moe`)",
+                    "`torch.nn.Sequential(torch.nn.ReLU())`",
+                ),
+            ),
         ),
         Case(
             "long ≫ chain (1000) check",
-            ["check", "chain"],
+            ["check", "chain", "-p", "d=4"],
             must_fail=False,
-            extra_file=("Formal/Zoo/Chain.lean", _layer("chain", "Chain.", " ≫ ".join([relu] * 1000))),
+            extra_file=(
+                "Formal/Zoo/Chain.lean",
+                _layer("chain", "Chain.", " ≫ ".join([relu] * 1000)).replace(
+                    "none (reference: `pybridge.laws.references.moe`)",
+                    "`torch.nn.Sequential(torch.nn.ReLU())`",
+                ),
+            ),
         ),
         Case(
             "self-recursive def",
@@ -233,6 +261,8 @@ def classify(case: Case, rc: int | None, err: str) -> str:
     lines = [x for x in err.strip().splitlines() if x.strip()]
     if rc == 0:
         return "wrong (exit 0)" if case.must_fail else "clean"
+    if rc == 70:
+        return "internal error (exit 70)"
     if len(lines) != 1 or not lines[0].startswith("error:"):
         return "traceback"
     return "clean"
