@@ -585,7 +585,7 @@ def test_adding_a_correct_layer_keeps_demo_and_tests_green(tmp_path: Path) -> No
     assert suite.returncode == 0, suite.stdout[-3000:]
     last = suite.stdout.strip().splitlines()[-1]
     passed = re.search(r"(\d+) passed", last)
-    assert "failed" not in last and passed and int(passed.group(1)) >= 10, last
+    assert "failed" not in last and passed and int(passed.group(1)) >= 8, last
     listed = run("-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", *CATALOGUE_TESTS)
     assert "reluLinear" in listed.stdout  # the new layer is among the parametrised cases
 
@@ -665,7 +665,7 @@ def test_huge_step_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     from pybridge import cli
 
     with pytest.raises(SystemExit) as info:
-        cli.main(["equivariance", "mlp", "--step", "9" * 30])
+        cli.main(["equivariance", "mlp", "--group", "shift", "--step", "9" * 30])
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
     assert "--step" in err

@@ -213,7 +213,7 @@ def _weight_rows(graph: LayerGraph, tgt: Target, row: Callable[..., None]) -> No
     if ln.worst_split is not None:
         split = sum(1 for s in ln.steps if s.split)
         row(
-            f"Thm 1.1 at split shared weights ({split} objects)",
+            f"Thm 1.1 at split shared weights ({split} objects; control)",
             ln.worst_split <= ln.tolerance,
             f"{ln.worst_split:.1e}",
             tol,
@@ -334,7 +334,7 @@ def register(app: typer.Typer) -> None:
         )
         if nat.worst_fanout is not None:
             row(
-                "backprop natural at fan-outs (control: gradients add there)",
+                "backprop natural at fan-outs (control)",
                 nat.worst_fanout <= nat.tolerance,
                 f"{nat.worst_fanout:.1e}",
                 f"{nat.tolerance:.0e}",
