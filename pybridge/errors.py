@@ -107,7 +107,7 @@ class EmitError(BridgeError):
     """The emitter produced a file that is not exactly the intended module (a bug in the bridge, caught
     before the file is written)."""
 
-    exit_code = 15
+    exit_code = 17
 
 
 class ResourceLimitError(BridgeError):
