@@ -410,7 +410,6 @@ class Expander:
             raise self.err(
                 where, fn, f"unknown name '{name}' (not an Arch constructor or a definition the bridge reads)"
             )
-        self.check_visible(target.file, target.line, name, where, fn)
         if any(d.name == target.name for d in self.active):
             cycle = " → ".join(
                 [
@@ -421,6 +420,7 @@ class Expander:
             raise self.err(
                 where, fn, f"'{target.short}' is defined in terms of itself ({cycle}); Lean rejects this"
             )
+        self.check_visible(target.file, target.line, name, where, fn)
         if len(self.active) >= MAX_CALL_DEPTH:
             raise self.err(where, fn, f"definitions nested deeper than {MAX_CALL_DEPTH} levels")
         self.active.append(target)
@@ -635,6 +635,7 @@ def _instantiate(
     for b in defn.binders:
         if binder_kind(b.type) == "prop":
             exp._check_prop(defn, b, env)
+    exp.active.append(defn)  # a reference to the layer itself is a recursive definition
     term = exp.eval(defn.body, env, defn, "arch")
     if term_depth(term) > MAX_TERM_DEPTH:  # type: ignore[arg-type]
         raise LeanParseError(
