@@ -6,12 +6,19 @@ codes. Every error is one line on stderr, never a traceback.
 
 from __future__ import annotations
 
+import os
 import sys
+import warnings
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
 import typer
+
+try:  # typer ≥ 0.20 carries its own copy of click; its exceptions are those of that copy
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - older typer on the real click
+    from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from pybridge.errors import BridgeError
 
@@ -21,6 +28,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # usage errors are one plain line (see main), never a rich box
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -57,6 +65,24 @@ def user_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+@app.callback()
+def _options(
+    max_memory: str | None = typer.Option(
+        None,
+        "--max-memory",
+        help="Stop (exit 14) before any command allocates more than this (e.g. 512M, 2G); "
+        "default: $PYBRIDGE_MAX_MEMORY, else the available memory.",
+    ),
+) -> None:
+    """topos-bridge: Lean-defined layers as PyTorch modules, and the topos structure of real models."""
+    from pybridge.budget import parse_size, set_limit
+
+    try:
+        set_limit(None if max_memory is None else parse_size(max_memory))
+    except BridgeError as err:
+        raise fail(str(err), err.exit_code) from None
+
+
 # --- command modules register themselves here (one line each) ---------------------------------
 from pybridge import commands as _spine  # noqa: E402
 
@@ -76,13 +102,73 @@ from pybridge import review_commands as _review  # noqa: E402
 _review.register(app)
 
 
-def main() -> None:
-    """Console-script entry point."""
+#: Exit status of an unexpected exception in pybridge itself (a bug), as ``EX_SOFTWARE`` of sysexits.h.
+INTERNAL_ERROR = 70
+
+#: Exit status of a run interrupted by the user (Ctrl-C), as a shell reports SIGINT.
+INTERRUPTED = 130
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point.
+
+    Usage errors (an unknown option, a missing argument) are one ``error:`` line and exit 2. Library
+    warnings raised during the command are held back and printed after its output as ``warning:``
+    lines, so that the first line on stderr of a failed command is its ``error:`` line.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        code = _run(argv)
+    if code == 0:
+        for w in caught:
+            typer.echo(
+                f"warning: {w.category.__name__}: {str(w.message).splitlines()[0] if str(w.message) else ''}",
+                err=True,
+            )
+    sys.exit(code)
+
+
+_NO_ARGS_IS_HELP: type[Exception] = getattr(
+    click_errors, "NoArgsIsHelpError", getattr(click_errors, "NoArgsIsHelp", click_errors.UsageError)
+)
+
+
+def _run(argv: list[str] | None) -> int:
     try:
-        app()
+        result = app(args=argv, standalone_mode=False)
+    except _NO_ARGS_IS_HELP as err:  # `pybridge` alone: the help text, exit 0
+        ctx = getattr(err, "ctx", None)
+        typer.echo(ctx.get_help() if ctx else "")
+        return 0
+    except BridgeError as err:  # raised outside a command (the root options)
+        typer.echo(f"error: {err}", err=True)
+        return err.exit_code
+    except click_errors.UsageError as err:
+        where = f"{err.ctx.command_path}: " if err.ctx else ""
+        typer.echo(f"error: {where}{err.format_message().splitlines()[0]}", err=True)
+        return 2
+    except typer.Exit as err:
+        return int(err.exit_code or 0)
+    except typer.Abort:
+        typer.echo("error: interrupted", err=True)
+        return INTERRUPTED
     except KeyboardInterrupt:
         typer.echo("error: interrupted", err=True)
-        sys.exit(130)
+        return INTERRUPTED
+    except click_errors.ClickException as err:
+        typer.echo(f"error: {err.format_message().splitlines()[0]}", err=True)
+        return err.exit_code
+    except Exception as err:  # a bug in pybridge: still one line, with its own exit status
+        if os.environ.get("PYBRIDGE_DEBUG"):
+            raise
+        text = (str(err).strip().splitlines() or [""])[0][:300]
+        typer.echo(
+            f"error: internal error ({type(err).__name__}: {text}); please report it "
+            "(PYBRIDGE_DEBUG=1 shows the traceback)",
+            err=True,
+        )
+        return INTERNAL_ERROR
+    return result if isinstance(result, int) else 0
 
 
 if __name__ == "__main__":

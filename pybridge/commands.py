@@ -22,8 +22,14 @@ def parse_params(items: list[str] | None) -> dict[str, int]:
         key, value = key.strip(), value.strip()
         if not sep or not key.isidentifier():
             raise UsageError(f"--param {item!r}: expected NAME=VALUE, e.g. --param d_model=8")
-        if not value.isdigit():
-            raise UsageError(f"--param {item!r}: {key} must be a natural number, got {value!r}")
+        if not (value.isascii() and value.isdigit()):
+            raise UsageError(
+                f"--param {item[:60]!r}: {key} must be a natural number (digits 0-9), got {value[:40]!r}"
+            )
+        if len(value.lstrip("0")) > 18:
+            raise UsageError(
+                f"--param {key}: {len(value)} digits; dimensions are at most 18 digits (below 10^18)"
+            )
         if key in params:
             raise UsageError(f"--param {key} is given twice")
         params[key] = int(value)
@@ -34,6 +40,36 @@ ParamOpt = Annotated[
     list[str] | None, typer.Option("--param", "-p", help="A layer parameter NAME=VALUE (repeat).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
+MemOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--max-memory",
+        help="Stop (exit 14) before allocating more than this (e.g. 512M, 2G); "
+        "default: the available memory.",
+    ),
+]
+
+
+def apply_max_memory(text: str | None) -> None:
+    """Set the memory limit of :mod:`pybridge.budget` from a ``--max-memory`` option, when given."""
+    if text is not None:
+        from pybridge import budget
+
+        budget.set_limit(budget.parse_size(text))
+
+
+def require_check_memory(name: str, params: dict[str, int] | None) -> None:
+    """Stop with exit 14 before ``check_layer(name, params)`` when one of its configurations would
+    exceed the memory limit (it runs float64 at batch ≤ 3 and run-time sizes ≤ 4, our layer and its
+    reference)."""
+    from pybridge import budget, zoo
+    from pybridge.laws.checks import configurations
+
+    configs = {"given": params} if params else configurations(name)
+    for cfg in configs.values():
+        term, _ = zoo.instantiate(name, cfg)
+        dims = {d: 4 for d in zoo.info(name).runtime_dims} | cfg
+        budget.require(budget.estimate(term, dims=dims, batch=3, dtype_bytes=8, copies=2), f"checking {name}")
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -130,8 +166,10 @@ def register(app: typer.Typer) -> None:
         out: Annotated[Path, typer.Option("--out", "-o", help="The Python file to write.")],
         params: ParamOpt = None,
         force: Annotated[bool, typer.Option("--force", help="Replace an existing output file.")] = False,
+        max_memory: MemOpt = None,
     ) -> None:
         """Emit a layer as a standalone PyTorch file (imports only torch and math)."""
+        apply_max_memory(max_memory)
         from pybridge.files import write_atomic
         from pybridge.lean.catalogue import load_catalogue
         from pybridge.torch.emit import render_source
@@ -144,11 +182,15 @@ def register(app: typer.Typer) -> None:
 
     @app.command("check")
     @user_errors
-    def check_cmd(name: str, params: ParamOpt = None, as_json: JsonOpt = False) -> None:
+    def check_cmd(
+        name: str, params: ParamOpt = None, as_json: JsonOpt = False, max_memory: MemOpt = None
+    ) -> None:
         """Run a layer's numerical checks against its PyTorch reference and print a table."""
         from pybridge.laws.checks import check_layer
 
+        apply_max_memory(max_memory)
         given = parse_params(params)
+        require_check_memory(name, given or None)
         results = check_layer(name, given or None)
         failed = [r for r in results if not r.passed]
         if as_json:
@@ -237,6 +279,7 @@ def register(app: typer.Typer) -> None:
         from pybridge.zoo import layer_names
 
         for name in layer_names():
+            require_check_memory(name, None)
             results = check_layer(name)
             worst = max(results, key=lambda r: r.max_abs_error / r.tolerance)
             ref = worst.reference.split("(")[0]

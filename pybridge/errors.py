@@ -107,3 +107,24 @@ class ReviewRecordError(BridgeError):
     """The review record (``REVIEWS.json``) is malformed, or a review to add is not valid."""
 
     exit_code = 15
+
+
+class EmitError(BridgeError):
+    """The emitter produced a file that is not exactly the intended module (a bug in the bridge, caught
+    before the file is written)."""
+
+    exit_code = 17
+
+
+class ResourceLimitError(BridgeError):
+    """A command would allocate more memory than is available (or than ``--max-memory`` allows); it
+    stops before allocating."""
+
+    exit_code = 14
+
+
+class UserCodeError(TargetError):
+    """The user's model code (a ``file.py:factory`` target) raised while being imported or called,
+    including ``SystemExit`` and ``KeyboardInterrupt``."""
+
+    exit_code = 16

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from pybridge.errors import TargetError
+from pybridge.errors import TargetError, UsageError, UserCodeError
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,10 @@ class Target:
 
 def _one_line(err: BaseException) -> str:
     """``Type: first line of the message``, so that a user's exception stays one line."""
-    lines = str(err).strip().splitlines()
+    try:
+        lines = str(err).strip().splitlines()
+    except BaseException:  # noqa: BLE001 - a user's exception whose __str__ raises
+        lines = []
     return f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
 
 
@@ -46,24 +49,52 @@ def _load_factory(spec: str) -> Target:
         raise TargetError(f"{spec}: cannot import {path_text!r}")
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[mod_name] = module
+    # The user's code may raise anything, SystemExit and KeyboardInterrupt included: it is reported as
+    # the user's error (exit 16), never a traceback and never this process exiting on its behalf.
     try:
         loader_spec.loader.exec_module(module)
-    except Exception as err:  # the user's file: report, never trace back
-        raise TargetError(f"{spec}: importing {path_text!r} failed: {_one_line(err)}") from None
+    except BaseException as err:  # noqa: BLE001 - see above
+        sys.modules.pop(mod_name, None)
+        raise UserCodeError(f"{spec}: importing {path_text!r} failed: {_one_line(err)}") from None
     factory = getattr(module, factory_name, None)
     if not callable(factory):
         raise TargetError(f"{spec}: {path_text!r} has no function {factory_name!r}")
     try:
         result = factory()
-    except Exception as err:
-        raise TargetError(f"{spec}: {factory_name}() failed: {_one_line(err)}") from None
-    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], torch.nn.Module)):
-        raise TargetError(f"{spec}: {factory_name}() must return (torch.nn.Module, example_input)")
-    model, example = result
+        if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], torch.nn.Module)):
+            raise TargetError(f"{spec}: {factory_name}() must return (torch.nn.Module, example_input)")
+        model, example = result
+        model = model.eval()
+    except TargetError:
+        raise
+    except BaseException as err:  # noqa: BLE001 - the user's factory or its module's eval()
+        raise UserCodeError(f"{spec}: {factory_name}() failed: {_one_line(err)}") from None
     inputs = example if isinstance(example, tuple) else (example,)
-    if not all(isinstance(t, torch.Tensor) for t in inputs):
-        raise TargetError(f"{spec}: the example input must be a tensor or a tuple of tensors")
-    return Target(name=f"{path.stem}:{factory_name}", module=model.eval(), inputs=tuple(inputs))
+    check_inputs(spec, inputs)
+    return Target(name=f"{path.stem}:{factory_name}", module=model, inputs=tuple(inputs))
+
+
+def check_inputs(spec: str, inputs: tuple[object, ...]) -> None:
+    """Refuse example inputs the analyses cannot give a meaning to: none at all, a non-tensor, a tensor
+    that is not real floating point (integer, boolean or complex), or one with no entries."""
+    if not inputs:
+        raise TargetError(f"{spec}: the example input is empty; give a tensor or a tuple of tensors")
+    for i, t in enumerate(inputs):
+        where = "the example input" if len(inputs) == 1 else f"example input {i}"
+        if not isinstance(t, torch.Tensor):
+            raise TargetError(
+                f"{spec}: the example input must be a tensor or a tuple of tensors ({where} is a "
+                f"{type(t).__name__})"
+            )
+        if not t.is_floating_point():
+            raise TargetError(
+                f"{spec}: {where} has dtype {t.dtype}; the analyses (probes, gradients, tolerances) "
+                "need real floating-point inputs (float64, float32, ...)"
+            )
+        if t.dim() == 0 or t.shape[0] == 0 or t.numel() == 0:
+            raise TargetError(
+                f"{spec}: {where} has shape {list(t.shape)}; it needs a leading batch axis and entries"
+            )
 
 
 def load_target(spec: str, params: dict[str, int] | None = None, *, batch: int = 2, seed: int = 0) -> Target:
@@ -71,11 +102,18 @@ def load_target(spec: str, params: dict[str, int] | None = None, *, batch: int =
 
     Zoo layers are compiled from their Lean definitions in float64 with seeded random weights.
     """
+    if not 0 <= seed < 2**63:
+        raise UsageError(f"--seed {str(seed)[:30]}: must be between 0 and 2^63 - 1")
     if spec.rpartition(":")[0].endswith(".py"):
         return _load_factory(spec)
     if spec.endswith(".py"):
         raise TargetError(f"{spec}: name the factory function as {spec}:FUNCTION")
-    from pybridge import zoo  # local import: the Zoo needs the Lean parser
+    from pybridge import budget, zoo  # local import: the Zoo needs the Lean parser
 
+    if not 1 <= batch <= 2**31:
+        raise UsageError(f"batch {batch}: must be between 1 and 2^31")
+    merged = zoo.example_params(spec, params or {})
+    term, _ = zoo.instantiate(spec, merged)
+    budget.require(budget.estimate(term, dims=merged, batch=batch, dtype_bytes=8), f"building {spec}")
     module, inputs = zoo.build_example(spec, params or {}, batch=batch, seed=seed)
     return Target(name=spec, module=module.eval(), inputs=inputs)

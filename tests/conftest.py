@@ -180,3 +180,15 @@ def repo_root() -> Path:
 def lake_available() -> bool:
     """True when a ``lake`` executable is on PATH."""
     return shutil.which("lake") is not None
+
+
+def lean_zoo_names(root: Path | None = None) -> set[str]:
+    """The Zoo layers, read off the Lean files with a regular expression (independently of the
+    catalogue reader under test): every ``def NAME`` at the top of a line in ``Formal/Zoo/*.lean``."""
+    import re
+
+    root = root or Path(__file__).resolve().parents[1]
+    names: set[str] = set()
+    for path in sorted((root / "Formal" / "Zoo").glob("*.lean")):
+        names.update(re.findall(r"^def\s+([A-Za-z_][A-Za-z0-9_']*)", path.read_text(encoding="utf-8"), re.M))
+    return names

@@ -78,7 +78,9 @@ ZOO_EXPECTED = {
 
 
 def test_zoo_list_is_covered() -> None:
-    assert set(zoo.layer_names()) <= set(ZOO_EXPECTED), "a new Zoo layer needs an expected class here"
+    # Every expectation names a Zoo layer; a layer added to the Zoo without one is not an error
+    # (issue 10: adding a correct layer breaks nothing).
+    assert set(ZOO_EXPECTED) <= set(zoo.layer_names())
 
 
 @pytest.mark.parametrize("name", sorted(ZOO_EXPECTED))

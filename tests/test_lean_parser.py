@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import lean_zoo_names
 
 from pybridge.errors import LeanParseError, ShapeError, UnknownLayerError, UsageError
 from pybridge.lean.catalogue import load_catalogue
@@ -15,12 +16,13 @@ from pybridge.spec import Comp, Linear, ReLU, TensorShape
 
 ROOT = find_repo_root(Path(__file__).parent)
 
-ZOO = {"mlp", "attention", "encoderBlock", "glu", "hyperLinear", "moe"}
+ZOO = lean_zoo_names(ROOT)  # from the Lean files, by a regular expression
 
 
 def test_the_zoo_is_read_from_lean() -> None:
     cat = load_catalogue(ROOT)
     assert set(cat.layers) == ZOO
+    assert {"mlp", "attention", "encoderBlock", "glu", "hyperLinear", "moe"} <= ZOO  # the layers used below
     att = cat.layer("attention")
     assert att.lean_decl == "Formal.Zoo.attention"
     assert att.params == ("d_model", "heads") and att.runtime_dims == ("seq",)
@@ -93,7 +95,16 @@ def zoo_with(tmp_path: Path, body: str, *, doc: str = DOC) -> Path:
             "'Arch.relu' takes 1 explicit",
         ),
         ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu (n", r"expected '\)'"),
-        ("theorem bad : True := trivial", "unsupported command 'theorem'"),
+        ("instance bad : Inhabited Nat := ⟨0⟩", "unsupported command 'instance'"),
+        (
+            "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu\x00 [n]",
+            r"character '\\x00'",
+        ),
+        ("def bad (n : Nat) : Arch (.tensor [n²]) (.tensor [n]) :=\n  Arch.relu [n]", "character '²'"),
+        (
+            "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [" + "9" * 4300 + "]) :=\n  Arch.relu [n]",
+            "4300 digits",
+        ),
         (
             "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu (.prod [n])",
             "not a constructor",
@@ -176,8 +187,10 @@ def test_lexer_basics() -> None:
         ("doc", "doc"),
         ("eof", ""),
     ]
-    with pytest.raises(LeanParseError, match="f.lean:2: unexpected character"):
-        tokenize("def\n $", "f.lean")
+    # A character the layer syntax does not use is a token of its own; the parser reports it.
+    assert [(t.kind, t.text) for t in tokenize("def\n $", "f.lean")][1] == ("other", "$")
+    with pytest.raises(LeanParseError, match="f.lean:2: .*unexpected character '\\$'"):
+        parse_source("def x : T :=\n $", "f.lean")
 
 
 def test_precedence_follows_lean() -> None:
@@ -186,3 +199,18 @@ def test_precedence_follows_lean() -> None:
     body = parsed.defs[0].body
     assert body.op == "⊗"  # type: ignore[attr-defined]
     assert body.left.op == "≫" and body.right.op == "≫"  # type: ignore[attr-defined]
+
+
+def test_theorem_example_and_hash_commands_beside_layers_are_skipped() -> None:
+    text = (
+        "namespace Formal.Zoo\n"
+        "/-- About it. -/\ntheorem t (n : Nat) : ∀ m : Nat, m + n = n + m := by\n"
+        "  intro m; exact Nat.add_comm m n\n"
+        "example : (2 : Nat) + 2 = 4 := rfl\n"
+        "#check @Nat.add_comm\n#eval 1 + 1\n"
+        "/-- A layer. -/\ndef r (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n]\n"
+        "lemma l : True := trivial\n"
+        "end Formal.Zoo\n"
+    )
+    parsed = parse_source(text, "s.lean")
+    assert [(d.name, d.doc, d.line) for d in parsed.defs] == [("Formal.Zoo.r", "A layer.", 9)]

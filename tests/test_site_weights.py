@@ -173,7 +173,7 @@ def test_cli_rows() -> None:
     assert res.exit_code == 0, res.output  # documented failures are reported, not asserted
     rows = {ln.split("  ")[1]: ln.split() for ln in res.output.splitlines() if ln.startswith("  ")}
     assert "fails" in rows["W = product over layers (control)"]
-    assert "fails" in rows["Thm 1.1 at split shared weights (2 objects)"]
+    assert "fails" in rows["Thm 1.1 at split shared weights (2 objects; control)"]
     assert "ok" in rows["Thm 1.1: SGD step on W(x), 1 obj, 1 closed"]
 
 

@@ -10,7 +10,7 @@ from pybridge.laws import references
 from pybridge.laws.checks import TOLERANCE, build_counterpart, check_layer, configurations, leaf_pairs
 from pybridge.torch import compile_term
 from pybridge.torch.compiler import leaf_count
-from pybridge.zoo import instantiate, layer_names
+from pybridge.zoo import info, instantiate, layer_names
 
 ZOO = layer_names()
 
@@ -113,9 +113,7 @@ def test_moe_routes_each_sample_to_one_expert() -> None:
 
 @pytest.mark.parametrize("name", ZOO)
 def test_gradients_flow_and_match_finite_differences(name: str) -> None:
-    term, sig = instantiate(
-        name, configurations(name)["minimal"] | ({"seq": 2} if name in ("attention", "encoderBlock") else {})
-    )
+    term, sig = instantiate(name, configurations(name)["minimal"] | {d: 2 for d in info(name).runtime_dims})
     torch.manual_seed(0)
     module = compile_term(term, dtype=torch.float64)
     shape = [2] + [d for d in sig.dom.dims]  # type: ignore[union-attr]
@@ -164,9 +162,7 @@ def test_float_dtypes_are_respected() -> None:
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 @pytest.mark.parametrize("name", ZOO)
 def test_layer_on_cuda_matches_cpu(name: str) -> None:
-    term, sig = instantiate(
-        name, configurations(name)["example"] | ({"seq": 5} if name in ("attention", "encoderBlock") else {})
-    )
+    term, sig = instantiate(name, configurations(name)["example"] | {d: 5 for d in info(name).runtime_dims})
     torch.manual_seed(0)
     cpu = compile_term(term, dtype=torch.float64)
     gpu = compile_term(term, dtype=torch.float64, device="cuda")

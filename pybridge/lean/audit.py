@@ -114,6 +114,8 @@ RULES: dict[str, str] = {
     "lambda-hom": "no `fun` composed with `≫`: give the morphism its hom type with `show A ⟶ B from`",
     "kernel-scalar": "every `Kernel.…` call names its scalar type, `(α := …)` or `(β := …)`",
     "no-first": "no `first | … | …` fallbacks: one proof per goal, checked against Lean's sources",
+    "import-visible": "every definition a Zoo or combinator file uses comes from a module it imports "
+    "(directly or transitively) or from earlier in the same file",
 }
 
 
@@ -889,6 +891,7 @@ def run_audit(root: Path, *, require_reviews: bool = False) -> AuditReport:
     else:
         findings["ledger"] = ledger_findings
         findings["zoo"] = _rule_zoo(root, sources, declared)
+        findings["import-visible"] = rule_import_visible(root)
     findings["decide-ascription"] = _rule_decide_ascription(sources)
     findings["lambda-hom"] = _rule_lambda_hom(sources)
     findings["kernel-scalar"] = _rule_kernel_scalar(sources, declared)
@@ -917,3 +920,51 @@ def run_audit(root: Path, *, require_reviews: bool = False) -> AuditReport:
         reviews=reviews,
         require_reviews=require_reviews,
     )
+
+
+# --- import visibility (issue 10): the reader's scoping rule, as an audit rule ------------------------
+
+
+def rule_import_visible(root: Path) -> list[Finding]:
+    """Every name a definition of the catalogue (``Formal/Zoo/*.lean``, ``Formal/Network/Derived.lean``)
+    uses resolves to a definition in a module its file imports, directly or transitively, or to one
+    earlier in the same file; and ``Arch`` constructors need ``Formal.Network.Arch`` imported. These are
+    the checks of :meth:`pybridge.lean.expand.Expander.check_visible`, run on every definition rather
+    than only on the ones a layer expands. An unreadable catalogue is reported by rule ``zoo``."""
+    from pybridge.lean import parser as P
+    from pybridge.lean.catalogue import load_catalogue
+    from pybridge.lean.expand import CTOR_ARGS, Expander, _strip
+
+    try:
+        catalogue = load_catalogue(root)
+    except BridgeError:
+        return []
+    expander = Expander(catalogue.defs, catalogue.visible)
+    found: list[Finding] = []
+    for d in catalogue.defs.values():
+        stack: list[object] = [d.body, d.type, *(b.type for b in d.binders)]
+        while stack:
+            node = stack.pop()
+            for child in getattr(node, "__dict__", {}).values():
+                stack.extend(
+                    c for c in (child if isinstance(child, tuple) else (child,)) if isinstance(c, P.Node)
+                )
+            if not isinstance(node, P.Ident):
+                continue
+            ctor = _strip(node.name, ("Arch.", "Formal.Arch."))
+            target = expander.resolve_def(node.name, d)
+            try:
+                if target is not None:
+                    expander.check_visible(target.file, target.line, node.name, d, node)
+                elif ctor in CTOR_ARGS:
+                    expander.check_arch_visible(node.name, d, node)
+            except BridgeError as err:
+                found.append(
+                    Finding(
+                        rule="import-visible",
+                        file=d.file,
+                        line=node.line,
+                        message=str(err).split(": ", 1)[-1],
+                    )
+                )
+    return sorted(set(found), key=lambda f: (f.file, f.line, f.message))

@@ -23,14 +23,16 @@ from pydantic import BaseModel, ConfigDict
 
 from pybridge.errors import LeanParseError, UnknownLayerError
 from pybridge.lean.claims import find_repo_root
-from pybridge.lean.expand import binder_kind, instantiate, render
-from pybridge.lean.parser import Def, parse_source
+from pybridge.lean.expand import ARCH_KEY, binder_kind, instantiate, render
+from pybridge.lean.parser import Def, LeanFile, parse_source
 from pybridge.spec.terms import Term
 from pybridge.spec.typing import Signature
 
 #: Files, relative to the repository root, whose definitions layers may use.
 COMBINATOR_FILES = ("Formal/Network/Derived.lean",)
 ZOO_DIR = "Formal/Zoo"
+#: The file that declares ``Formal.Arch`` (its constructors need it imported).
+ARCH_FILE = "Formal/Network/Arch.lean"
 ZOO_NAMESPACE = "Formal.Zoo"
 
 
@@ -69,6 +71,8 @@ class Catalogue:
     layers: dict[str, LayerInfo]
     defs: dict[str, Def]
     sha256: dict[str, str]
+    #: For each file read, the files it imports directly or transitively (itself included).
+    visible: dict[str, frozenset[str]] | None = None
 
     def layer(self, name: str) -> LayerInfo:
         """The layer called ``name``; :class:`UnknownLayerError` with the known names otherwise."""
@@ -79,7 +83,7 @@ class Catalogue:
     def instantiate(self, name: str, params: dict[str, int]) -> tuple[Term, Signature]:
         """The checked term of a layer for the given parameters."""
         info = self.layer(name)
-        return instantiate(self.defs[info.lean_decl], self.defs, params)
+        return instantiate(self.defs[info.lean_decl], self.defs, params, self.visible)
 
     def dependencies(self, name: str) -> list[str]:
         """Relative paths of the Lean files a layer's expansion reads (its own file first)."""
@@ -99,20 +103,59 @@ class Catalogue:
         return deps
 
 
-def _identifiers(node: object) -> list[str]:
+def _identifiers(root: object) -> list[str]:
+    """The identifiers of an expression, left to right (iteratively: expressions may be deep)."""
     from pybridge.lean import parser as P
 
     out: list[str] = []
-    if isinstance(node, P.Ident):
-        out.append(node.name)
-    for child in getattr(node, "__dict__", {}).values():
-        if isinstance(child, P.Node):
-            out.extend(_identifiers(child))
-        elif isinstance(child, tuple):
-            for c in child:
-                if isinstance(c, P.Node):
-                    out.extend(_identifiers(c))
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, P.Ident):
+            out.append(node.name)
+        kids: list[object] = []
+        for child in getattr(node, "__dict__", {}).values():
+            if isinstance(child, P.Node):
+                kids.append(child)
+            elif isinstance(child, tuple):
+                kids.extend(c for c in child if isinstance(c, P.Node))
+        stack.extend(reversed(kids))
     return out
+
+
+_IMPORT_LINE = re.compile(r"^import\s+(\S+)", re.MULTILINE)
+
+
+def module_file(module: str) -> str:
+    """``Formal.Zoo.MoE`` → ``Formal/Zoo/MoE.lean``."""
+    return module.replace(".", "/") + ".lean"
+
+
+def import_closure(root: Path, direct: dict[str, list[str]]) -> dict[str, frozenset[str]]:
+    """For each file of ``direct`` (file → the modules it imports), every file it imports directly or
+    transitively, itself included. Files outside ``direct`` are read for their ``import`` lines only;
+    a module with no file under ``root`` (Lean's own ``Init``, ...) ends the search there."""
+    imports: dict[str, list[str]] = {f: [module_file(m) for m in ms] for f, ms in direct.items()}
+
+    def imports_of(rel: str) -> list[str]:
+        if rel not in imports:
+            try:
+                text = (root / rel).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+            imports[rel] = [module_file(m) for m in _IMPORT_LINE.findall(text)]
+        return imports[rel]
+
+    closure: dict[str, frozenset[str]] = {}
+    for start in direct:
+        seen, stack = {start}, [start]
+        while stack:
+            for nxt in imports_of(stack.pop()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        closure[start] = frozenset(seen)
+    return closure
 
 
 _PYTORCH = re.compile(r"^PyTorch:\s*(.*)$", re.MULTILINE)
@@ -140,8 +183,14 @@ def _metadata(d: Def) -> tuple[str | None, str | None, dict[str, int]]:
     if ex:
         for part in ex.group(1).split():
             k, _, v = part.partition("=")
-            if not v.isdigit():
-                raise LeanParseError(d.file, d.line, f"malformed 'Example:' entry {part!r} in {d.short}")
+            if not (k.isidentifier() and v.isascii() and v.isdigit()):
+                raise LeanParseError(d.file, d.line, f"malformed 'Example:' entry {part[:40]!r} in {d.short}")
+            if len(v) > 18:
+                raise LeanParseError(
+                    d.file, d.line, f"'Example:' value of {k} in {d.short} has {len(v)} digits (at most 18)"
+                )
+            if k in example:
+                raise LeanParseError(d.file, d.line, f"'Example:' gives {k} twice in {d.short}")
             example[k] = int(v)
     return pytorch, reference, example
 
@@ -149,20 +198,37 @@ def _metadata(d: Def) -> tuple[str | None, str | None, dict[str, int]]:
 @lru_cache(maxsize=8)
 def _load(root: Path, stamp: tuple[tuple[str, float], ...]) -> Catalogue:
     files = [root / f for f in COMBINATOR_FILES] + sorted((root / ZOO_DIR).glob("*.lean"))
-    defs: dict[str, Def] = {}
-    layers: dict[str, LayerInfo] = {}
-    hashes: dict[str, str] = {}
+    sources: dict[str, bytes] = {}
     for path in files:
         rel = path.relative_to(root).as_posix()
         try:
-            data = path.read_bytes()
-            text = data.decode("utf-8")
+            sources[rel] = path.read_bytes()
         except OSError as err:
             raise LeanParseError(rel, 1, f"cannot read ({err.strerror})") from None
+    return build_catalogue(root, sources)
+
+
+@lru_cache(maxsize=64)
+def _parse(text: str, rel: str) -> LeanFile:
+    """:func:`parse_source`, remembered for unchanged text (the result is not modified by readers)."""
+    return parse_source(text, rel)
+
+
+def build_catalogue(root: Path, sources: dict[str, bytes]) -> Catalogue:
+    """The catalogue of the given sources (relative path → bytes, combinator files first), read as if
+    they were the files of the checkout at ``root``; raises :class:`LeanParseError`."""
+    defs: dict[str, Def] = {}
+    layers: dict[str, LayerInfo] = {}
+    hashes: dict[str, str] = {}
+    direct: dict[str, list[str]] = {}
+    for rel, data in sources.items():
+        try:
+            text = data.decode("utf-8")
         except UnicodeDecodeError as err:
             raise LeanParseError(rel, 1, f"not valid UTF-8 ({err.reason})") from None
         hashes[rel] = hashlib.sha256(data).hexdigest()
-        parsed = parse_source(text, rel)
+        parsed = _parse(text, rel)
+        direct[rel] = parsed.imports
         for d in parsed.defs:
             if d.name in defs:
                 raise LeanParseError(rel, d.line, f"{d.name} is defined twice")
@@ -191,7 +257,10 @@ def _load(root: Path, stamp: tuple[tuple[str, float], ...]) -> Catalogue:
             example=example,
             type=render(d.type),
         )
-    return Catalogue(root=root, layers=layers, defs=defs, sha256=hashes)
+    visible = import_closure(root, direct)
+    if (root / ARCH_FILE).is_file():
+        visible[ARCH_KEY] = frozenset({ARCH_FILE})
+    return Catalogue(root=root, layers=layers, defs=defs, sha256=hashes, visible=visible)
 
 
 def load_catalogue(root: Path | None = None) -> Catalogue:

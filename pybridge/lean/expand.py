@@ -22,9 +22,48 @@ from pybridge.spec.typing import Signature, signature
 
 @dataclass(frozen=True)
 class Proof:
-    """A proof argument: the name of a hypothesis of an enclosing definition."""
+    """A proof argument: the name of a hypothesis of an enclosing definition, and what it states, in
+    the variables of the layer being instantiated (``None`` where that is not known symbolically)."""
 
     hypothesis: str
+    statement: tuple | None = None
+
+
+#: The largest dimension the reader computes (a ``Nat`` beyond it fits no tensor; Lean has no bound).
+MAX_DIM = 2**62
+#: How deeply definitions may call definitions (a recursive definition is refused before this).
+MAX_CALL_DEPTH = 64
+#: How many constructors one expansion may build (definitions can double a term at each level).
+MAX_TERM_NODES = 100_000
+#: How deeply the expanded term may nest (every consumer of a term recurses on it).
+MAX_TERM_DEPTH = 150
+#: The key under which an environment keeps the symbolic values of its ``Nat`` binders.
+_SYM = "\x00sym"
+#: The key of ``visible`` (see :class:`Expander`) naming the file that declares ``Arch``, if known.
+ARCH_KEY = "\x00arch"
+#: A symbolic value that is not known (an implicit argument inferred from shapes).
+_UNKNOWN = ("?",)
+
+
+def _sym_text(x: object) -> str:
+    if isinstance(x, tuple) and len(x) == 3:
+        op, a, b = x
+        return (
+            f"{_sym_text(a)} {op} {_sym_text(b)}"
+            if op in ("<", "≤", "∣", "=")
+            else f"({_sym_text(a)} {op} {_sym_text(b)})"
+        )
+    return str(x)
+
+
+def term_depth(term: T.Term) -> int:
+    """The nesting depth of a term, computed iteratively."""
+    deepest, stack = 0, [(term, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((c, depth + 1) for c in T.children(node))  # type: ignore[arg-type]
+    return deepest
 
 
 Value = object  # int | str | tuple[Dim, ...] | Shape | Const | Term | Proof | bool
@@ -147,8 +186,91 @@ def _prop_value(op: str, a: Dim, b: Dim) -> bool | None:
 class Expander:
     """Expands definitions of a catalogue of parsed files into terms."""
 
-    def __init__(self, defs: Mapping[str, Def]) -> None:
+    def __init__(self, defs: Mapping[str, Def], visible: Mapping[str, frozenset[str]] | None = None) -> None:
         self.defs = dict(defs)
+        #: ``file → the files it imports, directly or transitively, itself included``; None: unchecked.
+        self.visible = visible
+        self.active: list[Def] = []
+        self.nodes = 0
+
+    def count(self, where: Def, node: Node) -> None:
+        self.nodes += 1
+        if self.nodes > MAX_TERM_NODES:
+            raise self.err(where, node, f"the layer expands to more than {MAX_TERM_NODES} constructors")
+
+    def check_visible(self, target_file: str, target_line: int, name: str, where: Def, node: Node) -> None:
+        """Lean's scoping: a name is usable only from a module the file imports (directly or
+        transitively) or from earlier in the same file."""
+        if self.visible is None:
+            return
+        if target_file == where.file:
+            if target_line >= where.line:
+                raise self.err(where, node, f"'{name}' is used before its definition (line {target_line})")
+            return
+        if target_file not in self.visible.get(where.file, frozenset()):
+            module = target_file.removesuffix(".lean").replace("/", ".")
+            raise self.err(
+                where,
+                node,
+                f"'{name}' is defined in {module}, which {where.file} does not import "
+                "(directly or transitively)",
+            )
+
+    def check_arch_visible(self, name: str, where: Def, node: Node) -> None:
+        """An ``Arch`` constructor needs the module declaring ``Arch`` imported (when the catalogue
+        knows that file: :data:`ARCH_KEY` of ``visible``)."""
+        if self.visible is not None:
+            for arch_file in self.visible.get(ARCH_KEY, frozenset()):
+                self.check_visible(arch_file, 0, name, where, node)
+
+    # -- symbolic values (what Lean's type checker compares)
+    def sym(self, node: Node, env: dict[str, Value]) -> object:
+        """The value of a ``Nat`` expression in the variables of the layer being instantiated: an
+        int when closed, else a nested ``(op, a, b)``; :data:`_UNKNOWN` when not known."""
+        table = env.get(_SYM, {})
+        assert isinstance(table, dict)
+        match node:
+            case Num(value=v):
+                return v
+            case Ident(name=name):
+                return table.get(name, _UNKNOWN)
+            case BinOp(op=op, left=left, right=right) if op in ("+", "-", "*", "/", "%"):
+                a, b = self.sym(left, env), self.sym(right, env)
+                if a == _UNKNOWN or b == _UNKNOWN:
+                    return _UNKNOWN
+                if isinstance(a, int) and isinstance(b, int):
+                    return _nat_op(op, a, b)
+                return (op, a, b)
+        return _UNKNOWN
+
+    def statement(self, ty: Node, env: dict[str, Value]) -> tuple | None:
+        """A hypothesis type ``a op b`` as ``(op, sym a, sym b)``; None when not known symbolically."""
+        if not isinstance(ty, BinOp):
+            return None
+        a, b = self.sym(ty.left, env), self.sym(ty.right, env)
+        return None if _UNKNOWN in (a, b) else (ty.op, a, b)
+
+    def check_proof(
+        self,
+        proof: Value,
+        required: tuple | None,
+        need: str,
+        where: Def,
+        node: Node,
+        concrete: tuple | None = None,
+    ) -> None:
+        """A proof argument must prove the statement it is passed for (Lean compares the types)."""
+        if not isinstance(proof, Proof):
+            raise self.err(where, node, f"'{render(node)}' is not a hypothesis")
+        if proof.statement is None or required is None:
+            return
+        if proof.statement != required:
+            raise self.err(
+                where,
+                node,
+                f"the hypothesis '{proof.hypothesis}' states {_sym_text(proof.statement)}, "
+                f"but {need} needs {_sym_text(required)}",
+            )
 
     # -- name resolution
     def resolve_def(self, name: str, where: Def) -> Def | None:
@@ -215,6 +337,8 @@ class Expander:
         self, node: Node, op: str, left: Node, right: Node, env: dict[str, Value], where: Def, kind: str
     ) -> Value:
         loc = f"{where.file}:{node.line}"
+        if op in ("≫", "⊗") and kind == "arch":
+            self.count(where, node)
         if op == "≫" and kind == "arch":
             return T.Comp(
                 f=self.eval(left, env, where, "arch"), g=self.eval(right, env, where, "arch"), loc=loc
@@ -228,7 +352,12 @@ class Expander:
         if op == "::" and kind == "list":
             return (self.eval(left, env, where, "nat"), *self.eval(right, env, where, "list"))
         if op in ("+", "-", "*", "/", "%") and kind in ("nat", "int"):
-            return _nat_op(op, self.eval(left, env, where, "nat"), self.eval(right, env, where, "nat"))
+            value = _nat_op(op, self.eval(left, env, where, "nat"), self.eval(right, env, where, "nat"))
+            if isinstance(value, int) and value > MAX_DIM:
+                raise self.err(
+                    where, node, f"'{render(node)}' exceeds 2^62, larger than any tensor dimension"
+                )
+            return value
         raise self.err(where, node, f"operator '{op}' does not build a {kind}")
 
     def apply(
@@ -255,8 +384,15 @@ class Expander:
         if ctor is not None and ctor in CTOR_ARGS:
             if kind != "arch":
                 raise self.err(where, fn, f"'{name}' is a layer, but a {kind} is expected here")
+            self.check_arch_visible(name, where, fn)
+            self.count(where, fn)
             vals = self._positional(name, CTOR_ARGS[ctor], args, env, where, fn)
             if ctor == "route":
+                required = None
+                k_sym = self.sym(args[0], env)
+                if k_sym != _UNKNOWN:
+                    required = ("<", 0, k_sym)
+                self.check_proof(vals["hk"], required, f"'{name}' (hk : 0 < k)", where, args[1])
                 vals = {k: v for k, v in vals.items() if k != "hk"}
             return T.CONSTRUCTORS[ctor](**vals, loc=loc)
         for table, k in ((_SHAPE_CTORS, "shape"), (_CONST_CTORS, "const")):
@@ -274,7 +410,24 @@ class Expander:
             raise self.err(
                 where, fn, f"unknown name '{name}' (not an Arch constructor or a definition the bridge reads)"
             )
-        return self.call(target, args, env, where, fn, kind, explicit)
+        if any(d.name == target.name for d in self.active):
+            cycle = " → ".join(
+                [
+                    *(d.short for d in self.active[[d.name for d in self.active].index(target.name) :]),
+                    target.short,
+                ]
+            )
+            raise self.err(
+                where, fn, f"'{target.short}' is defined in terms of itself ({cycle}); Lean rejects this"
+            )
+        self.check_visible(target.file, target.line, name, where, fn)
+        if len(self.active) >= MAX_CALL_DEPTH:
+            raise self.err(where, fn, f"definitions nested deeper than {MAX_CALL_DEPTH} levels")
+        self.active.append(target)
+        try:
+            return self.call(target, args, env, where, fn, kind, explicit)
+        finally:
+            self.active.pop()
 
     def _positional(
         self,
@@ -341,6 +494,8 @@ class Expander:
                 raise self.err(where, fn, f"'{target.short}' has no argument named '{key}'")
         given.update(named)
         local: dict[str, Value] = {}
+        table: dict[str, object] = {}
+        local[_SYM] = table
         pending: list[Binder] = []
         for b in binders:
             k = binder_kind(b.type)
@@ -348,6 +503,16 @@ class Expander:
                 raise self.err(target, b.type, f"unsupported binder type '{render(b.type)}' for '{b.name}'")
             if b.name in given:
                 local[b.name] = self.eval(given[b.name], env, where, "proof" if k == "prop" else k)
+                if k == "nat":
+                    table[b.name] = self.sym(given[b.name], env)
+                elif k == "prop":
+                    self.check_proof(
+                        local[b.name],
+                        self.statement(b.type, local),
+                        f"'{target.short}' ({b.name} : {render(b.type)})",
+                        where,
+                        given[b.name],
+                    )
             else:
                 pending.append(b)
         for b in list(pending):
@@ -410,7 +575,26 @@ class Expander:
             )
 
 
-def instantiate(defn: Def, defs: Mapping[str, Def], params: Mapping[str, int]) -> tuple[T.Term, Signature]:
+def instantiate(
+    defn: Def,
+    defs: Mapping[str, Def],
+    params: Mapping[str, int],
+    visible: Mapping[str, frozenset[str]] | None = None,
+) -> tuple[T.Term, Signature]:
+    """Instantiate a Zoo definition (see :func:`_instantiate`), with the stack headroom that the
+    bounded depths of the reader (:data:`MAX_CALL_DEPTH`, :data:`MAX_TERM_DEPTH`) need."""
+    from pybridge.lean.parser import deep_stack
+
+    with deep_stack():
+        return _instantiate(defn, defs, params, visible)
+
+
+def _instantiate(
+    defn: Def,
+    defs: Mapping[str, Def],
+    params: Mapping[str, int],
+    visible: Mapping[str, frozenset[str]] | None = None,
+) -> tuple[T.Term, Signature]:
     """Instantiate a Zoo definition with parameter values; returns the checked term and its signature.
 
     Explicit ``Nat`` binders must all be given; implicit ones default to a run-time dimension of the
@@ -428,14 +612,20 @@ def instantiate(defn: Def, defs: Mapping[str, Def], params: Mapping[str, int]) -
     missing = [b.name for b in nat_binders if not b.implicit and b.name not in params]
     if missing:
         raise UsageError(f"{defn.short} needs --param {' --param '.join(m + '=N' for m in missing)}")
-    env: dict[str, Value] = {}
-    exp = Expander(defs)
+    for name, value in params.items():
+        if value > MAX_DIM:
+            raise UsageError(
+                f"--param {name}={value}: larger than 2^62, the largest dimension the bridge takes"
+            )
+    table: dict[str, object] = {b.name: b.name for b in nat_binders}
+    env: dict[str, Value] = {_SYM: table}
+    exp = Expander(defs, visible)
     for b in defn.binders:
         k = binder_kind(b.type)
         if k == "nat":
             env[b.name] = params.get(b.name, b.name)
         elif k == "prop":
-            env[b.name] = Proof(b.name)
+            env[b.name] = Proof(b.name, exp.statement(b.type, env))
         else:
             raise LeanParseError(
                 defn.file,
@@ -445,7 +635,12 @@ def instantiate(defn: Def, defs: Mapping[str, Def], params: Mapping[str, int]) -
     for b in defn.binders:
         if binder_kind(b.type) == "prop":
             exp._check_prop(defn, b, env)
+    exp.active.append(defn)  # a reference to the layer itself is a recursive definition
     term = exp.eval(defn.body, env, defn, "arch")
+    if term_depth(term) > MAX_TERM_DEPTH:  # type: ignore[arg-type]
+        raise LeanParseError(
+            defn.file, defn.line, f"{defn.short} expands to a term nested deeper than {MAX_TERM_DEPTH} levels"
+        )
     sig = signature(term)  # type: ignore[arg-type]
     if not (isinstance(defn.type, App) and binder_kind(defn.type) == "arch"):
         raise LeanParseError(defn.file, defn.type.line, f"the type of {defn.short} must be 'Arch s t'")

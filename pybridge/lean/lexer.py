@@ -46,13 +46,20 @@ SYMBOLS = (
     "^",
 )
 
+_DIGITS = re.compile(r"[0-9]+")
 _IDENT_START = re.compile(r"[A-Za-z_\u00C0-\u024F\u0370-\u03FF\u1F00-\u1FFF\u2100-\u214F]")
 _IDENT_REST = re.compile(r"[A-Za-z0-9_'!?\u00C0-\u024F\u0370-\u03FF\u1F00-\u1FFF\u2080-\u209C\u2100-\u214F]")
 
 
+#: The longest natural-number literal the reader accepts (Python refuses ``int()`` on 4,300 digits).
+MAX_LITERAL_DIGITS = 100
+
+
 @dataclass(frozen=True)
 class Token:
-    """One token: ``kind`` is ``ident``, ``num``, ``str``, ``doc``, ``sym`` or ``eof``."""
+    """One token: ``kind`` is ``ident``, ``num``, ``str``, ``doc``, ``moddoc``, ``sym``, ``other`` (a
+    character the layer syntax does not use, such as ``∀`` or ``#``: the parser reports it where a
+    layer needs it, and skips it inside commands it skips) or ``eof``."""
 
     kind: str
     text: str
@@ -102,9 +109,13 @@ def tokenize(source: str, file: str) -> list[Token]:
                 raise LeanParseError(file, line, "unterminated string literal")
             tokens.append(Token("str", source[i + 1 : j], line))
             i = j + 1
-        elif c.isdigit():
-            m = re.compile(r"\d+").match(source, i)
+        elif "0" <= c <= "9":  # ASCII digits only: Lean reads `²`, `₁`, `١` as no number
+            m = _DIGITS.match(source, i)
             assert m is not None
+            if len(m.group()) > MAX_LITERAL_DIGITS:
+                raise LeanParseError(
+                    file, line, f"a number literal of {len(m.group())} digits (at most {MAX_LITERAL_DIGITS})"
+                )
             tokens.append(Token("num", m.group(), line))
             i = m.end()
         elif c == "«" or _IDENT_START.match(c):
@@ -143,6 +154,7 @@ def tokenize(source: str, file: str) -> list[Token]:
                     i += len(sym)
                     break
             else:
-                raise LeanParseError(file, line, f"unexpected character {c!r}")
+                tokens.append(Token("other", c, line))
+                i += 1
     tokens.append(Token("eof", "", line))
     return tokens

@@ -10,6 +10,9 @@ given by :mod:`pybridge.lean.expand`.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from pybridge.errors import LeanParseError
@@ -187,11 +190,77 @@ UNSUPPORTED_TERMS = {
 }
 
 
+#: How deeply brackets, prefix operators and infix operators may nest in one expression. Lean's own
+#: elaborator stops at ``maxRecDepth`` (512 by default); the bridge stops earlier, with a message.
+MAX_NESTING = 200
+
+#: A ``≫`` chain longer than this is grouped as a balanced tree of compositions rather than nested to
+#: the right, so that no consumer of the term (the expander, the typing rules, the torch modules)
+#: recurses once per step. Evaluation is unchanged: ``Formal.Arch.eval_comp_assoc``
+#: (Formal/Network/Laws.lean) proves ``eval ((f ≫ g) ≫ h) = eval (f ≫ (g ≫ h))`` up to the reparametrisation
+#: ``((p, q), r) ↦ (p, (q, r))``, which keeps the depth-first order of the parameters.
+BALANCE_CHAINS_LONGER_THAN = 32
+
+#: The commands that define no layer and that the reader skips (to the next command).
+SKIPPED_COMMANDS = {"theorem", "lemma", "example"}
+
+
+@contextmanager
+def deep_stack(limit: int = 20_000) -> Iterator[None]:
+    """Raise Python's recursion limit to at least ``limit`` for the block. The reader bounds the depth
+    of what it builds (:data:`MAX_NESTING`), so this is headroom for that bounded depth, not a way to
+    let input recurse freely."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _fold(op: str, line: int, operands: list[Node], lines: list[int]) -> Node:
+    """Right-nested ``a op (b op (c …))``; a long ``≫`` chain as a balanced tree (see
+    :data:`BALANCE_CHAINS_LONGER_THAN`). ``lines[i]`` is the line of the operator after operand ``i``."""
+    if op == "≫" and len(operands) > BALANCE_CHAINS_LONGER_THAN:
+        mid = len(operands) // 2
+        return BinOp(
+            lines[mid - 1],
+            op,
+            _fold(op, line, operands[:mid], lines[: mid - 1]),
+            _fold(op, line, operands[mid:], lines[mid:]),
+        )
+    node = operands[-1]
+    for i in range(len(operands) - 2, -1, -1):
+        node = BinOp(lines[i], op, operands[i], node)
+    return node
+
+
+def node_depth(root: Node) -> int:
+    """The nesting depth of an expression (iteratively: the input may be deep)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        for child in getattr(node, "__dict__", {}).values():
+            items = child if isinstance(child, tuple) else (child,)
+            for item in items:
+                if isinstance(item, Node):
+                    stack.append((item, depth + 1))
+    return deepest
+
+
 class _Parser:
     def __init__(self, tokens: list[Token], file: str) -> None:
         self.toks = tokens
         self.pos = 0
         self.file = file
+        self.depth = 0
+
+    def enter(self, tok: Token) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.error(f"expression nested deeper than {MAX_NESTING} levels", tok)
 
     # -- token helpers
     def peek(self, offset: int = 0) -> Token:
@@ -231,6 +300,9 @@ class _Parser:
         return tok.kind == "sym" and tok.text in (")", "]", "}", ",", ":=", ":", "⟩")
 
     def expr(self, min_prec: int = 0) -> Node:
+        """Precedence climbing; a run of one right-associative operator (``a ≫ b ≫ c``) is read in a
+        loop, not by recursion, and folded by :func:`_fold`."""
+        self.enter(self.peek())
         left = self.application()
         while True:
             tok = self.peek()
@@ -240,15 +312,25 @@ class _Parser:
             if prec < min_prec:
                 break
             self.next()
-            right = self.expr(prec + 1 if assoc == "left" else prec)
-            left = BinOp(tok.line, tok.text, left, right)
+            if assoc == "left":
+                left = BinOp(tok.line, tok.text, left, self.expr(prec + 1))
+                continue
+            operands, lines = [left, self.expr(prec + 1)], [tok.line]
+            while self.is_sym(tok.text):
+                lines.append(self.next().line)
+                operands.append(self.expr(prec + 1))
+            left = _fold(tok.text, tok.line, operands, lines)
+        self.depth -= 1
         return left
 
     def application(self) -> Node:
         start = self.peek()
         if start.kind == "sym" and start.text == "-":
             self.next()
-            return Neg(start.line, self.application())
+            self.enter(start)
+            operand = self.application()
+            self.depth -= 1
+            return Neg(start.line, operand)
         explicit = False
         if start.kind == "sym" and start.text == "@":
             self.next()
@@ -284,7 +366,7 @@ class _Parser:
         if tok.kind == "ident" and tok.text not in COMMAND_KEYWORDS:
             return Ident(tok.line, tok.text)
         if tok.kind == "num":
-            return Num(tok.line, int(tok.text))
+            return Num(tok.line, int(tok.text))  # at most MAX_LITERAL_DIGITS digits (lexer)
         if tok.kind == "sym" and tok.text == "(":
             if self.is_sym(")"):
                 raise self.error("unsupported syntax: '()'", tok)
@@ -345,9 +427,21 @@ class _Parser:
                 self.next()
                 doc = tok.text
                 continue
+            if tok.kind == "other" and tok.text == "#" and self.peek(1).kind == "ident":
+                self.next()  # `#check`, `#eval`, `#print`, ...: no definition; skipped
+                self.next()
+                self.skip_command()
+                doc = None
+                continue
             if tok.kind != "ident":
                 raise self.error(f"unsupported syntax at top level: {_show(tok)}", tok)
             word = tok.text
+            if word in SKIPPED_COMMANDS:
+                self.next()
+                self.skip_command()
+                doc = None
+                seen_command = True
+                continue
             if word == "import":
                 self.next()
                 if seen_command:
@@ -405,6 +499,11 @@ class _Parser:
                     raise self.error(
                         f"unsupported syntax in the body of '{name_tok.text}': {_show(self.peek())}"
                     )
+                for part in (ty, body, *(b.type for b in binders)):
+                    if node_depth(part) > MAX_NESTING:
+                        raise self.error(
+                            f"the definition of '{name_tok.text}' nests deeper than {MAX_NESTING} levels", tok
+                        )
                 ns = ".".join(n for kind, n in namespaces if kind == "namespace" and n)
                 full = f"{ns}.{name_tok.text}" if ns else name_tok.text
                 result.defs.append(
@@ -428,17 +527,28 @@ class _Parser:
             raise self.error(f"namespace or section '{namespaces[-1][1]}' is never closed")
         return result
 
+    def skip_command(self) -> None:
+        """Skip the tokens of a command the reader does not use, up to the next command."""
+        while not self.at_command_start():
+            self.next()
+
     def at_command_start(self) -> bool:
         tok = self.peek()
+        if tok.kind == "other" and tok.text == "#":  # `#check`, `#eval`, ...
+            return True
         return tok.kind in ("eof", "doc", "moddoc") or (tok.kind == "ident" and tok.text in COMMAND_KEYWORDS)
 
 
 def _show(tok: Token) -> str:
     if tok.kind == "eof":
         return "end of file"
+    if tok.kind == "other":
+        return f"character {tok.text!r}"
     return f"'{tok.text}'" if tok.kind in ("sym", "ident", "num") else tok.kind
 
 
 def parse_source(source: str, file: str) -> LeanFile:
-    """Parse one Lean file's text."""
-    return _Parser(tokenize(source, file), file).parse_file()
+    """Parse one Lean file's text. Raises :class:`LeanParseError` (``file:line``) on anything it does not
+    read; never recurses deeper than :data:`MAX_NESTING` levels of the input."""
+    with deep_stack():
+        return _Parser(tokenize(source, file), file).parse_file()

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import ast
 import inspect
+from functools import cache
 
+from pybridge.errors import EmitError
 from pybridge.lean.catalogue import Catalogue
 from pybridge.spec.shapes import CoprodShape, ProdShape, Shape, TensorShape, format_shape
 from pybridge.torch import adapters, runtime
@@ -35,6 +37,14 @@ def _strip_module_header(source: str) -> str:
             drop.update(range(node.lineno - 1, (node.end_lineno or node.lineno)))
     kept = [line for i, line in enumerate(lines) if i not in drop]
     return "\n".join(kept).strip() + "\n"
+
+
+@cache
+def _library(name: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The source of ``runtime`` or ``adapters`` without its header, and its top-level statements."""
+    module = {"runtime": runtime, "adapters": adapters}[name]
+    stripped = _strip_module_header(inspect.getsource(module))
+    return stripped, tuple(_top_level_shape(ast.parse(stripped)))
 
 
 def render_call(call: Call, indent: int = 2) -> str:
@@ -91,8 +101,12 @@ def counterpart_adapter(pytorch: str | None) -> str | None:
 
 def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
     """The text of the emitted file for layer ``name`` with ``params``."""
+    from pybridge import budget
+
     info = cat.layer(name)
     term, sig = cat.instantiate(name, params)
+    # Emitting builds one call per module and the file's Layer() allocates the weights (float32).
+    budget.require(budget.estimate(term, batch=0), f"emitting {name}")
     call = realize(term)
     deps = cat.dependencies(name)
     dep_hashes = {d: cat.sha256[d] for d in deps}
@@ -101,17 +115,27 @@ def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
     bound = dict(params)
     runtime_dims = [d for d in info.runtime_dims if d not in params]
     sig_text = _batched(sig.dom) + " -> " + _batched(sig.cod)
+    module_doc = "\n".join(
+        [
+            f"{name}: emitted by topos-bridge from its Lean definition. Do not edit; re-emit.",
+            "",
+            f"Lean declaration: {info.lean_decl} ({info.file}:{info.line})",
+            f"Parameters: {', '.join(f'{k}={v}' for k, v in bound.items()) or 'none'}"
+            + (f"; run-time dimensions: {', '.join(runtime_dims)}" if runtime_dims else ""),
+            f"Signature (batch first): {sig_text}",
+            f"PyTorch counterpart: {info.pytorch or 'none'}",
+            "",
+            "Standalone: this file imports only torch and math.",
+        ]
+    )
+    class_doc = (
+        f"{info.summary}\n\nBuilt from {info.lean_decl}; the tree below is its Lean term, "
+        "constructor for constructor."
+    )
+    from_torch_doc = f"A Layer with the weights of ``{info.pytorch}``."
+    # Every string that came from Lean (names, paths, docstrings) enters the file through ``repr``.
     header = [
-        f'"""{name}: emitted by topos-bridge from its Lean definition. Do not edit; re-emit.',
-        "",
-        f"Lean declaration: {info.lean_decl} ({info.file}:{info.line})",
-        f"Parameters: {', '.join(f'{k}={v}' for k, v in bound.items()) or 'none'}"
-        + (f"; run-time dimensions: {', '.join(runtime_dims)}" if runtime_dims else ""),
-        f"Signature (batch first): {sig_text}",
-        f"PyTorch counterpart: {info.pytorch or 'none'}",
-        "",
-        "Standalone: this file imports only torch and math.",
-        '"""',
+        _docstring(module_doc, ""),
         "",
         "import math",
         "",
@@ -130,7 +154,7 @@ def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
         "",
         "# --- one module per constructor of Formal.Arch (from pybridge/torch/runtime.py) ---",
         "",
-        _strip_module_header(inspect.getsource(runtime)).rstrip(),
+        _library("runtime")[0].rstrip(),
         "",
     ]
     if adapter:
@@ -138,16 +162,13 @@ def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
             "",
             "# --- weights from the PyTorch counterpart (from pybridge/torch/adapters.py) ---",
             "",
-            _strip_module_header(inspect.getsource(adapters)).rstrip(),
+            _library("adapters")[0].rstrip(),
             "",
         ]
     layer = [
         "",
         "class Layer(nn.Module):",
-        f'    """{info.summary}',
-        "",
-        f"    Built from {info.lean_decl}; the tree below is its Lean term, constructor for constructor.",
-        '    """',
+        _docstring(class_doc, "    "),
         "",
         "    def __init__(self, *, device=None, dtype=None):",
         "        super().__init__()",
@@ -163,15 +184,111 @@ def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
             "",
             "    @classmethod",
             "    def from_torch(cls, module, *, device=None, dtype=None):",
-            f'        """A Layer with the weights of ``{info.pytorch}``."""',
+            _docstring(from_torch_doc, "        "),
             "        ref = next(module.parameters())",
             "        layer = cls(device=device or ref.device, dtype=dtype or ref.dtype)",
             f"        load_leaves(layer.net, {adapter}(module))",
             "        return layer",
         ]
     text = "\n".join(header + layer) + "\n"
-    ast.parse(text)  # the emitted file is valid Python, or this is a bug here
+    verify_module(text, module_doc, class_doc, from_torch_doc if adapter else None, adapter is not None)
     return text
+
+
+def _docstring(text: str, indent: str) -> str:
+    """A docstring statement at ``indent`` whose value is ``text`` (up to the indentation that
+    ``inspect.cleandoc`` removes).
+
+    Plain text (printable characters and newlines, no quote and no backslash) is written as a
+    readable triple-quoted block; anything else as ``repr(text)`` on one line, so that no quote,
+    backslash, NUL or line separator from Lean can end the literal early or change its value.
+    """
+    plain = all(ch == "\n" or ch.isprintable() for ch in text) and '"' not in text and "\\" not in text
+    if not plain:
+        return f"{indent}{text!r}"
+    body = "\n".join(f"{indent}{line}" if i and line else line for i, line in enumerate(text.split("\n")))
+    return f'{indent}"""{body}\n{indent}"""' if "\n" in text else f'{indent}"""{text}"""'
+
+
+#: Top-level assignments of the emitted file, in order.
+_CONSTANTS = (
+    "LEAN_DECL",
+    "LEAN_SOURCE",
+    "LEAN_SOURCE_SHA256",
+    "LEAN_DEPENDENCIES",
+    "LEAN_VERIFIED",
+    "PARAMS",
+    "SIGNATURE",
+    "INPUT_SPEC",
+)
+
+
+def _top_level_shape(tree: ast.Module) -> list[tuple[str, str]]:
+    """``(statement kind, name)`` for each top-level statement of a module."""
+    out: list[tuple[str, str]] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            out.append((type(node).__name__, node.name))
+        elif (
+            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        ):
+            out.append(("Assign", node.targets[0].id))
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            out.append((type(node).__name__, ast.unparse(node)))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            out.append(("Constant", type(node.value.value).__name__))
+        else:
+            out.append((type(node).__name__, ast.unparse(node)[:60]))
+    return out
+
+
+def verify_module(
+    text: str, module_doc: str, class_doc: str, from_torch_doc: str | None, with_adapter: bool
+) -> None:
+    """Check with ``ast`` that the emitted ``text`` has exactly the intended top-level statements: the
+    module docstring ``module_doc``, the imports of torch and math, the provenance constants, the
+    runtime (and adapter) definitions copied from this package, and ``class Layer`` with the intended
+    docstrings and methods. Anything else (text from Lean that escaped its string literal) is a bug
+    here: :class:`EmitError`."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError) as err:
+        raise EmitError(f"the emitted file is not valid Python ({err})") from None
+    expected = [
+        ("Constant", "str"),
+        ("Import", "import math"),
+        ("Import", "import torch"),
+        ("ImportFrom", "from torch import nn"),
+        *(("Assign", c) for c in _CONSTANTS),
+        *_library("runtime")[1],
+        *(_library("adapters")[1] if with_adapter else ()),
+        ("ClassDef", "Layer"),
+    ]
+    got = _top_level_shape(tree)
+    if got != expected:
+        diff = next(
+            (i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected))
+        )
+        raise EmitError(
+            f"the emitted file does not have the intended top-level statements (statement {diff + 1}: "
+            f"{got[diff] if diff < len(got) else 'missing'}, expected "
+            f"{expected[diff] if diff < len(expected) else 'nothing'})"
+        )
+    if ast.get_docstring(tree) != inspect.cleandoc(module_doc):
+        raise EmitError("the emitted file's module docstring is not the intended text")
+    layer = tree.body[-1]
+    assert isinstance(layer, ast.ClassDef)
+    if ast.get_docstring(layer) != inspect.cleandoc(class_doc):
+        raise EmitError("the emitted class Layer's docstring is not the intended text")
+    methods = [n.name for n in layer.body if isinstance(n, ast.FunctionDef)]
+    want = ["__init__", "forward", *(["from_torch"] if from_torch_doc is not None else [])]
+    if methods != want or len(layer.body) != len(want) + 1:
+        raise EmitError(f"the emitted class Layer has members {methods}, expected {want}")
+    if from_torch_doc is not None:
+        ft = layer.body[-1]
+        assert isinstance(ft, ast.FunctionDef)
+        if ast.get_docstring(ft) != inspect.cleandoc(from_torch_doc):
+            raise EmitError("the emitted Layer.from_torch docstring is not the intended text")
 
 
 def _batched(shape: Shape) -> str:
