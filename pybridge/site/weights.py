@@ -427,7 +427,9 @@ def forward_naturality(
         if p not in named:
             raise SiteError(f"weights: parameter {p!r} of the traced model is not a parameter of the module")
         named[p].copy_(v)
-    ref_graph = extract(model, xs, "weights reference")
+    cap = W.graph.capture
+    ref_graph = extract(model, xs, "weights reference",
+                        method="fx" if cap is not None and cap.method == "torch.fx" else "auto")
     if W.graph.copies_of:
         ref_graph = ref_graph.normalized()
     if set(ref_graph.nodes) != set(W.graph.nodes):
