@@ -2,8 +2,10 @@
 
 A TARGET is either the name of a Zoo layer (``attention``; its parameters from ``--param`` or the
 ``Example:`` line of its Lean docstring) or ``path/to/file.py:factory``, where ``factory()`` returns
-``(module, example_input)``; ``example_input`` is a tensor or a tuple of tensors, with a leading batch
-axis.
+``(module, example_input)``; ``example_input`` is a tensor, a tuple of tensors, or a dict of keyword
+inputs (``{"input_ids": ids, "attention_mask": mask, "use_cache": False}``: its tensors become the
+positional inputs of a :class:`pybridge.capture.KeywordInputs` wrapper, its other values are fixed).
+No axis is assumed to be a batch axis; integer inputs (token ids, masks) are held fixed by the probe.
 """
 
 from __future__ import annotations
@@ -60,9 +62,17 @@ def _load_factory(spec: str) -> Target:
     if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], torch.nn.Module)):
         raise TargetError(f"{spec}: {factory_name}() must return (torch.nn.Module, example_input)")
     model, example = result
+    if isinstance(example, dict):
+        from pybridge.capture import keyword_inputs
+
+        if not all(isinstance(k, str) for k in example):
+            raise TargetError(f"{spec}: the keys of the example input dict must be argument names")
+        model, example = keyword_inputs(model, example)
+        if not example:
+            raise TargetError(f"{spec}: the example input dict holds no tensor")
     inputs = example if isinstance(example, tuple) else (example,)
     if not all(isinstance(t, torch.Tensor) for t in inputs):
-        raise TargetError(f"{spec}: the example input must be a tensor or a tuple of tensors")
+        raise TargetError(f"{spec}: the example input must be a tensor, a tuple of tensors or a dict")
     return Target(name=f"{path.stem}:{factory_name}", module=model.eval(), inputs=tuple(inputs))
 
 

@@ -381,11 +381,25 @@ def _run_node(prog: _Program, n: torch.fx.Node, it: Any) -> Any:
     if n.op == "call_module":
         return gm.get_submodule(str(n.target))(*args, **kwargs)
     if n.op == "call_function":
-        fn: Callable[..., Any] = n.target  # type: ignore[assignment]
+        fn: Callable[..., Any] = rerunnable(n.target)  # type: ignore[arg-type]
         return fn(*args, **kwargs)
     if n.op == "call_method":
         return getattr(args[0], str(n.target))(*args[1:], **kwargs)
     raise SiteError(f"fx node {n.name!r}: cannot rerun an {n.op!r} node")
+
+
+def _copy_into(self: torch.Tensor, src: torch.Tensor, non_blocking: bool = False) -> torch.Tensor:
+    """``aten.copy(self, src)``: ``src`` broadcast to ``self``'s shape and dtype (differentiable)."""
+    return src.to(self.dtype).expand(self.shape).clone()
+
+
+def rerunnable(target: Any) -> Any:
+    """The function that reruns a graph node: the node's own target, except ``aten.copy`` (which
+    export's decompositions produce, e.g. for circular padding, and which has no autograd formula),
+    rerun as the equivalent differentiable broadcast."""
+    if target is torch.ops.aten.copy.default:
+        return _copy_into
+    return target
 
 
 def _topological_order(names: Iterable[str], preds: dict[str, list[str]]) -> list[str]:

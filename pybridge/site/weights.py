@@ -58,7 +58,7 @@ from torch.func import functional_call
 
 from pybridge.errors import SiteError
 from pybridge.site.fork import Poset, Site, fork_name
-from pybridge.site.graph import LayerGraph, extract
+from pybridge.site.graph import LayerGraph, extract, rerunnable
 
 #: Relative tolerance of the forward-pass checks in float64 (lax: the same operations recomputed).
 FORWARD_RTOL = 1e-10
@@ -241,7 +241,7 @@ class WeightPresheaf:
             }
             return functional_call(sub, local, tuple(args), dict(kwargs))
         if n.op == "call_function":
-            return n.target(*args, **kwargs)  # type: ignore[operator]
+            return rerunnable(n.target)(*args, **kwargs)
         if n.op == "call_method":
             return getattr(args[0], str(n.target))(*args[1:], **kwargs)
         raise SiteError(f"fx node {n.name!r}: cannot rerun an {n.op!r} node")
