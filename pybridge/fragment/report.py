@@ -17,9 +17,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from pybridge.capture import capture
 from pybridge.errors import UsageError
 from pybridge.files import write_atomic
-from pybridge.capture import capture
 from pybridge.fragment.classify import Classification, classify_captured, classify_term, format_degree
 from pybridge.fragment.probe import ProbeResult, probe
 from pybridge.lean.claims import STATUS_LABEL, Ledger

@@ -221,6 +221,98 @@ def _weight_rows(graph: LayerGraph, tgt: Target, row: Callable[..., None]) -> No
         )
 
 
+class PresheafRow(BaseModel):
+    """One row of the ``presheaf`` table: a check, whether it holds (``None``: not applicable), the
+    residual and the tolerance as printed, and whether it must hold (a control may fail)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    check: str
+    ok: bool | None
+    residual: str
+    tolerance: str
+    must_hold: bool
+
+
+def presheaf_rows(tgt: Target, raw_graph: LayerGraph) -> list[PresheafRow]:
+    """The checks of ``pybridge presheaf`` on a captured model: section, uniqueness, raw-site control,
+    path sums, backprop naturality, and the weight presheaf W (functor laws, forward pass, Thm 1.1)."""
+    from pybridge.site.backprop import gradient_naturality, path_sum_check
+    from pybridge.site.presheaf import ActivityPresheaf, check_section, model_outputs, propagate
+
+    graph = raw_graph.normalized()
+    ref = model_outputs(tgt.module, tgt.inputs)
+    pre = ActivityPresheaf(graph)
+    out: list[PresheafRow] = []
+
+    def row(check: str, ok: bool | None, residual: str, tol: str, must_hold: bool = True) -> None:
+        out.append(PresheafRow(check=check, ok=ok, residual=residual, tolerance=tol, must_hold=must_hold))
+
+    sec = check_section(pre, pre.recorded())
+    row("recorded activations form a section", sec.ok, f"{sec.worst:.1e}", f"{sec.tolerance:.0e}")
+    inputs = {n: graph.values[n] for n in graph.inputs}
+    prop = propagate(pre, inputs, reference=ref)
+    row(
+        "section from the inputs is unique",
+        prop.unique,
+        "free: " + ", ".join(prop.free) if prop.free else "-",
+        "-",
+    )
+    gap = prop.reproduces_model
+    row(
+        "that section reproduces model(x)",
+        None if gap is None else gap <= sec.tolerance,
+        "-" if gap is None else f"{gap:.1e}",
+        f"{sec.tolerance:.0e}",
+    )
+    if raw_graph.joins:
+        neg = propagate(ActivityPresheaf(raw_graph), {n: raw_graph.values[n] for n in raw_graph.inputs})
+        if neg.unique:
+            row("raw site: section unique (no control)", True, "-", "-", must_hold=False)
+        else:
+            gap_txt = "-" if neg.alternative_output_gap is None else f"{neg.alternative_output_gap:.1e}"
+            row(
+                f"raw site: unique? (control; {len(neg.free)} free factor(s))",
+                False,
+                f"2 sections, outputs differ by {gap_txt}",
+                "-",
+                must_hold=False,
+            )
+    try:
+        for p in path_sum_check(raw_graph, tgt.module, tgt.inputs):
+            row(
+                f"path sum {p.input} -> {p.output} ({p.paths} paths)",
+                p.ok,
+                f"{p.rel_error:.1e}",
+                f"{p.tolerance:.0e}",
+            )
+    except SiteError as err:
+        row("path sums (Lemma 1.1)", None, f"skipped: {err}", "-")
+    nat = gradient_naturality(raw_graph)
+    row(
+        "backprop natural on chains",
+        nat.worst_chain <= nat.tolerance,
+        f"{nat.worst_chain:.1e}",
+        f"{nat.tolerance:.0e}",
+    )
+    if nat.worst_fanout is not None:
+        row(
+            "backprop natural at fan-outs",
+            nat.worst_fanout <= nat.tolerance,
+            f"{nat.worst_fanout:.1e}",
+            f"{nat.tolerance:.0e}",
+            must_hold=False,
+        )
+        row(
+            "gradients add at fan-outs (sum rule)",
+            nat.worst_sum_rule <= nat.tolerance,
+            f"{nat.worst_sum_rule:.1e}",
+            f"{nat.tolerance:.0e}",
+        )
+    _weight_rows(graph, tgt, row)
+    return out
+
+
 def register(app: typer.Typer) -> None:
     """Add ``site``, ``presheaf`` and ``equivariance`` to ``app``."""
     from pybridge.cli import user_errors
@@ -267,84 +359,14 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """The activity presheaf: section, uniqueness, raw-site control, backprop, weights (W, Thm 1.1)."""
-        from pybridge.site.backprop import gradient_naturality, path_sum_check
-        from pybridge.site.presheaf import ActivityPresheaf, check_section, model_outputs, propagate
-
         tgt, raw_graph = _load(target, param)
-        graph = raw_graph.normalized()
-        ref = model_outputs(tgt.module, tgt.inputs)
-        pre = ActivityPresheaf(graph)
         rows: list[tuple[str, str, str, str]] = []
         failed: list[str] = []
-
-        def row(check: str, ok: bool | None, residual: str, tol: str, must_hold: bool = True) -> None:
-            verdict = "n/a" if ok is None else ("ok" if ok else ("FAIL" if must_hold else "fails"))
-            if ok is False and must_hold:
-                failed.append(check)
-            rows.append((check, verdict, residual, tol))
-
-        sec = check_section(pre, pre.recorded())
-        row("recorded activations form a section", sec.ok, f"{sec.worst:.1e}", f"{sec.tolerance:.0e}")
-        inputs = {n: graph.values[n] for n in graph.inputs}
-        prop = propagate(pre, inputs, reference=ref)
-        row(
-            "section from the inputs is unique",
-            prop.unique,
-            "free: " + ", ".join(prop.free) if prop.free else "-",
-            "-",
-        )
-        gap = prop.reproduces_model
-        row(
-            "that section reproduces model(x)",
-            None if gap is None else gap <= sec.tolerance,
-            "-" if gap is None else f"{gap:.1e}",
-            f"{sec.tolerance:.0e}",
-        )
-        if raw_graph.joins:
-            neg = propagate(ActivityPresheaf(raw_graph), {n: raw_graph.values[n] for n in raw_graph.inputs})
-            if neg.unique:
-                row("raw site: section unique (no control)", True, "-", "-", must_hold=False)
-            else:
-                gap_txt = "-" if neg.alternative_output_gap is None else f"{neg.alternative_output_gap:.1e}"
-                row(
-                    f"raw site: unique? (control; {len(neg.free)} free factor(s))",
-                    False,
-                    f"2 sections, outputs differ by {gap_txt}",
-                    "-",
-                    must_hold=False,
-                )
-        try:
-            for p in path_sum_check(raw_graph, tgt.module, tgt.inputs):
-                row(
-                    f"path sum {p.input} -> {p.output} ({p.paths} paths)",
-                    p.ok,
-                    f"{p.rel_error:.1e}",
-                    f"{p.tolerance:.0e}",
-                )
-        except SiteError as err:
-            row("path sums (Lemma 1.1)", None, f"skipped: {err}", "-")
-        nat = gradient_naturality(raw_graph)
-        row(
-            "backprop natural on chains",
-            nat.worst_chain <= nat.tolerance,
-            f"{nat.worst_chain:.1e}",
-            f"{nat.tolerance:.0e}",
-        )
-        if nat.worst_fanout is not None:
-            row(
-                "backprop natural at fan-outs",
-                nat.worst_fanout <= nat.tolerance,
-                f"{nat.worst_fanout:.1e}",
-                f"{nat.tolerance:.0e}",
-                must_hold=False,
-            )
-            row(
-                "gradients add at fan-outs (sum rule)",
-                nat.worst_sum_rule <= nat.tolerance,
-                f"{nat.worst_sum_rule:.1e}",
-                f"{nat.tolerance:.0e}",
-            )
-        _weight_rows(graph, tgt, row)
+        for r in presheaf_rows(tgt, raw_graph):
+            verdict = "n/a" if r.ok is None else ("ok" if r.ok else ("FAIL" if r.must_hold else "fails"))
+            if r.ok is False and r.must_hold:
+                failed.append(r.check)
+            rows.append((r.check, verdict, r.residual, r.tolerance))
         widths = [
             max(len(r[i]) for r in rows + [("check", "result", "residual", "tolerance")]) for i in range(4)
         ]
@@ -397,4 +419,4 @@ def register(app: typer.Typer) -> None:
             typer.echo("  " + "  ".join(c.ljust(w) for c, w in zip(t, widths, strict=True)).rstrip())
 
 
-__all__ = ["GLOBAL_OMEGA_LIMIT", "SiteReport", "register", "site_report"]
+__all__ = ["GLOBAL_OMEGA_LIMIT", "PresheafRow", "SiteReport", "presheaf_rows", "register", "site_report"]

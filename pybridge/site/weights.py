@@ -278,10 +278,14 @@ def _value_rel(a: Any, b: Any) -> float:
         return float("inf")
     if not a.is_floating_point():
         return 0.0 if torch.equal(a, b) else float("inf")
-    num = float((a.double() - b.double()).norm())
+    a64, b64 = a.double(), b.double()
+    # equal entries (infinities included: a mask of -inf cast from float64's lowest) differ by 0
+    diff = torch.where(a64 == b64, torch.zeros_like(a64), a64 - b64)
+    num = float(diff.norm())
     if num != num:
         return float("inf")
-    return 0.0 if num == 0.0 else num / max(float(b.double().norm()), 1e-300)
+    finite = b64[torch.isfinite(b64)]
+    return 0.0 if num == 0.0 else num / max(float(finite.norm()), 1e-300)
 
 
 # -- (1) functor laws -----------------------------------------------------------------------------------
