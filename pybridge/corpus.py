@@ -2,7 +2,8 @@
 
 Nothing is downloaded: each model is built from a config with ``torch.manual_seed(0)`` weights and the
 eager attention implementation (plain matmul and softmax; PyTorch's fused CPU attention kernel has no
-forward-mode derivative, which the path-sum check of ``presheaf`` needs). Every
+forward-mode derivative, which the path-sum check of ``presheaf`` needs) and, for the mixture of
+experts, the eager expert loop (the grouped-matmul kernel refuses float64, which every check uses). Every
 factory returns ``(module, example)`` as a ``file.py:factory`` target does, ``example`` a dict of keyword
 inputs (floating ``inputs_embeds`` or ``pixel_values``, so the probe has a point of Rⁿ to move; integer
 masks are held fixed), so ``pybridge fragment pybridge/corpus.py:llama`` works as for any user's model.
@@ -67,7 +68,7 @@ def bert(layers: int = 1) -> tuple[nn.Module, dict[str, Any]]:
 def gpt2(layers: int = 1) -> tuple[nn.Module, dict[str, Any]]:
     """``GPT2Model``: pre-LN causal decoder, learned positions, GELU (tanh form) MLP."""
     tf = _transformers()
-    cfg = tf.GPT2Config(attn_implementation="eager", vocab_size=32, n_embd=16, n_layer=layers, n_head=2, n_positions=16)
+    cfg = tf.GPT2Config(attn_implementation="eager", vocab_size=32, bos_token_id=0, eos_token_id=0, n_embd=16, n_layer=layers, n_head=2, n_positions=16)
     torch.manual_seed(0)
     return tf.GPT2Model(cfg).eval(), {"inputs_embeds": _embeds(16), **_text_common()}
 
@@ -90,7 +91,7 @@ def llama32() -> tuple[nn.Module, dict[str, Any]]:
 def mixtral(layers: int = 1) -> tuple[nn.Module, dict[str, Any]]:
     """``MixtralModel``: LLaMA attention with a sparse mixture of 4 experts, top-2 routing."""
     tf = _transformers()
-    cfg = tf.MixtralConfig(attn_implementation="eager", vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=layers,
+    cfg = tf.MixtralConfig(attn_implementation="eager", experts_implementation="eager", vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=layers,
                            num_attention_heads=4, num_key_value_heads=2, num_local_experts=4,
                            num_experts_per_tok=2, max_position_embeddings=16)
     torch.manual_seed(0)
@@ -141,7 +142,7 @@ def _spec(name: str) -> str:
     return f"{Path(__file__).resolve()}:{name}"
 
 
-def run_model(name: str, *, lines: int = 1, fine_exponent: int = 6) -> CorpusRow:
+def run_model(name: str, *, lines: int = 1, fine_exponent: int = 8) -> CorpusRow:
     """Run ``fragment``, ``site``, ``presheaf`` and (where a group applies) ``equivariance`` on one model.
 
     The probe runs ``lines`` random lines at step ``2^-fine_exponent`` (the corpus keeps it short).
