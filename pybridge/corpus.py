@@ -3,7 +3,8 @@
 Nothing is downloaded: each model is built from a config with ``torch.manual_seed(0)`` weights and the
 eager attention implementation (plain matmul and softmax; PyTorch's fused CPU attention kernel has no
 forward-mode derivative, which the path-sum check of ``presheaf`` needs) and, for the mixture of
-experts, the eager expert loop (the grouped-matmul kernel refuses float64, which every check uses). Every
+experts, the batched-matmul experts (the grouped-matmul kernel refuses float64, which every check uses,
+and the eager expert loop branches on which experts were hit, which export cannot capture). Every
 factory returns ``(module, example)`` as a ``file.py:factory`` target does, ``example`` a dict of keyword
 inputs (floating ``inputs_embeds`` or ``pixel_values``, so the probe has a point of Rⁿ to move; integer
 masks are held fixed), so ``pybridge fragment pybridge/corpus.py:llama`` works as for any user's model.
@@ -91,7 +92,7 @@ def llama32() -> tuple[nn.Module, dict[str, Any]]:
 def mixtral(layers: int = 1) -> tuple[nn.Module, dict[str, Any]]:
     """``MixtralModel``: LLaMA attention with a sparse mixture of 4 experts, top-2 routing."""
     tf = _transformers()
-    cfg = tf.MixtralConfig(attn_implementation="eager", experts_implementation="eager", vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=layers,
+    cfg = tf.MixtralConfig(attn_implementation="eager", experts_implementation="batched_mm", vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=layers,
                            num_attention_heads=4, num_key_value_heads=2, num_local_experts=4,
                            num_experts_per_tok=2, max_position_embeddings=16)
     torch.manual_seed(0)
