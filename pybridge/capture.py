@@ -59,7 +59,8 @@ class KeywordInputs(nn.Module):
         return self.model(**dict(zip(self.names, tensors, strict=True)), **self.fixed)
 
 
-def keyword_inputs(model: nn.Module, example: Mapping[str, Any]) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+def keyword_inputs(model: nn.Module, example: Mapping[str, Any]
+                   ) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     """Wrap ``model`` for a dict of keyword inputs: ``(KeywordInputs(...), tensors in dict order)``."""
     names = [k for k, v in example.items() if isinstance(v, torch.Tensor)]
     fixed = {k: v for k, v in example.items() if not isinstance(v, torch.Tensor)}

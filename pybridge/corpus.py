@@ -30,6 +30,8 @@ from torch import nn
 
 from pybridge.errors import TargetError, UsageError
 
+#: Every config uses the eager attention implementation (see the module docstring).
+EAGER: dict[str, Any] = {"attn_implementation": "eager"}
 #: Sequence length and batch of the text models' examples.
 SEQ, BATCH = 4, 1
 
@@ -57,7 +59,8 @@ def _text_common() -> dict[str, Any]:
 def bert(layers: int = 1) -> tuple[nn.Module, dict[str, Any]]:
     """``BertModel``: post-LN encoder, GELU MLP, a padding mask (integer, held fixed)."""
     tf = _transformers()
-    cfg = tf.BertConfig(attn_implementation="eager", vocab_size=32, hidden_size=16, num_hidden_layers=layers, num_attention_heads=2,
+    cfg = tf.BertConfig(**EAGER, vocab_size=32, hidden_size=16, num_hidden_layers=layers,
+                        num_attention_heads=2,
                         intermediate_size=32, max_position_embeddings=16, type_vocab_size=2)
     torch.manual_seed(0)
     mask = torch.ones(BATCH, SEQ, dtype=torch.long)
@@ -69,7 +72,8 @@ def bert(layers: int = 1) -> tuple[nn.Module, dict[str, Any]]:
 def gpt2(layers: int = 1) -> tuple[nn.Module, dict[str, Any]]:
     """``GPT2Model``: pre-LN causal decoder, learned positions, GELU (tanh form) MLP."""
     tf = _transformers()
-    cfg = tf.GPT2Config(attn_implementation="eager", vocab_size=32, bos_token_id=0, eos_token_id=0, n_embd=16, n_layer=layers, n_head=2, n_positions=16)
+    cfg = tf.GPT2Config(**EAGER, vocab_size=32, bos_token_id=0, eos_token_id=0, n_embd=16, n_layer=layers,
+                        n_head=2, n_positions=16)
     torch.manual_seed(0)
     return tf.GPT2Model(cfg).eval(), {"inputs_embeds": _embeds(16), **_text_common()}
 
@@ -77,7 +81,7 @@ def gpt2(layers: int = 1) -> tuple[nn.Module, dict[str, Any]]:
 def llama(layers: int = 1, width: int = 16) -> tuple[nn.Module, dict[str, Any]]:
     """``LlamaModel``: RMSNorm, rotary positions, grouped-query attention, SwiGLU MLP."""
     tf = _transformers()
-    cfg = tf.LlamaConfig(attn_implementation="eager", vocab_size=32, hidden_size=width, intermediate_size=2 * width,
+    cfg = tf.LlamaConfig(**EAGER, vocab_size=32, hidden_size=width, intermediate_size=2 * width,
                          num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=2,
                          max_position_embeddings=16)
     torch.manual_seed(0)
@@ -92,7 +96,8 @@ def llama32() -> tuple[nn.Module, dict[str, Any]]:
 def mixtral(layers: int = 1) -> tuple[nn.Module, dict[str, Any]]:
     """``MixtralModel``: LLaMA attention with a sparse mixture of 4 experts, top-2 routing."""
     tf = _transformers()
-    cfg = tf.MixtralConfig(attn_implementation="eager", experts_implementation="batched_mm", vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=layers,
+    cfg = tf.MixtralConfig(**EAGER, experts_implementation="batched_mm", vocab_size=32, hidden_size=16,
+                           intermediate_size=32, num_hidden_layers=layers,
                            num_attention_heads=4, num_key_value_heads=2, num_local_experts=4,
                            num_experts_per_tok=2, max_position_embeddings=16)
     torch.manual_seed(0)
@@ -102,7 +107,8 @@ def mixtral(layers: int = 1) -> tuple[nn.Module, dict[str, Any]]:
 def vit(layers: int = 1) -> tuple[nn.Module, dict[str, Any]]:
     """``ViTModel``: patch embedding (a strided convolution), class token, pre-LN encoder."""
     tf = _transformers()
-    cfg = tf.ViTConfig(attn_implementation="eager", image_size=8, patch_size=4, num_channels=3, hidden_size=16, num_hidden_layers=layers,
+    cfg = tf.ViTConfig(**EAGER, image_size=8, patch_size=4, num_channels=3, hidden_size=16,
+                       num_hidden_layers=layers,
                        num_attention_heads=2, intermediate_size=32)
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(1)
@@ -208,7 +214,8 @@ def row_cells(r: CorpusRow) -> list[str]:
     return [
         f"`{r.model}`", r.capture, str(r.nodes), f"{r.verdict} ({ops})", r.probe, "yes" if r.agree else "NO",
         str(r.site_objects), f"{'yes' if r.thin_raw else 'no'} / {'yes' if r.thin_normal else 'no'}",
-        str(r.largest_omega), "all hold" if not r.presheaf_failed else "FAIL: " + "; ".join(r.presheaf_failed),
+        str(r.largest_omega),
+        "all hold" if not r.presheaf_failed else "FAIL: " + "; ".join(r.presheaf_failed),
         r.equivariance, f"{r.seconds:.1f}",
     ]
 

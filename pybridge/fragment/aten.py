@@ -103,7 +103,8 @@ EXTRA_RULES: dict[str, tuple[Kind, str]] = {
              "_assert_tensor_metadata _assert_scalar _assert_async sym_constrain_range_for_size "
              "sym_constrain_range"),
     **_rules("create", "tensor creation (a constant: degree 0)",
-             "zeros zeros_like ones ones_like empty_like new_zeros new_ones new_full new_empty lift_fresh_copy"),
+             "zeros zeros_like ones ones_like empty_like new_zeros new_ones new_full new_empty "
+             "lift_fresh_copy"),
     **_rules("linear", "structural (view, reshape, copy)",
              "_unsafe_view reshape t transpose contiguous detach lift_fresh unbind split chunk flatten "
              "unflatten expand_as view_as"),
@@ -114,7 +115,8 @@ EXTRA_RULES: dict[str, tuple[Kind, str]] = {
 }
 
 #: Multi-output ops whose output ``1`` is an index (piecewise constant).
-INDEXED_OUTPUTS = frozenset({"sort", "topk", "max", "min", "max_pool2d_with_indices", "max_pool3d_with_indices",
+INDEXED_OUTPUTS = frozenset({"sort", "topk", "max", "min", "max_pool2d_with_indices",
+                             "max_pool3d_with_indices",
                              "kthvalue", "mode", "median", "cummax", "cummin"})
 
 #: Argument positions of the index (or mask, or condition) of ``index`` ops, by packet name.
@@ -149,4 +151,5 @@ def rule(packet: str) -> tuple[Kind, str] | None:
     return CORE_RULES.get(packet) or EXTRA_RULES.get(packet)
 
 
-__all__ = ["CORE_RULES", "EXTRA_RULES", "INDEXED_OUTPUTS", "INDEX_ARGUMENT", "Kind", "core_aten_names", "rule"]
+__all__ = ["CORE_RULES", "EXTRA_RULES", "INDEXED_OUTPUTS", "INDEX_ARGUMENT", "Kind", "core_aten_names",
+           "rule"]

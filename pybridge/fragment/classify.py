@@ -369,7 +369,7 @@ def _names(text: str) -> set[str]:
 _STRUCT_N, _LINEAR_N, _PLNL_N, _DISC_N = _names(_STRUCT), _names(_LINEAR), _names(_PLNL), _names(_DISC)
 _GATHER_N, _BILIN_N, _TRANS_N, _STATIC_N = _names(_GATHER), _names(_BILIN), _names(_TRANS), _names(_STATIC)
 #: Multi-output reductions whose second output (``[1]``, ``.indices``) is an index.
-_INDEXED = {"topk", "sort", "max", "min", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin",
+_INDEXED = {"max_pool3d_with_indices", "topk", "sort", "max", "min", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin",
             "max_pool1d_with_indices", "max_pool2d_with_indices"}
 
 _OPERATORS: dict[Callable[..., Any], str] = {
@@ -663,7 +663,8 @@ def _aten_row(node: fx.Node, packet: str, deg: dict[fx.Node, Degree], dep: dict[
         values = [a for a in dargs if a not in index]
         d = deg_max(*(deg[a] for a in values))
         if packet == "scatter_reduce" and len(args) > 4 and args[4] == "prod" and len(values) >= 1:
-            return _K.BILINEAR, "product reduction by scatter (a polynomial of data-dependent degree)", None, label
+            reason = "product reduction by scatter (a polynomial of data-dependent degree)"
+            return _K.BILINEAR, reason, None, label
         if index_dep:
             return _K.DISCONTINUOUS_PL, "indexing by a computed index", d, label
         return _K.PL, reason + " by a constant index (structural)", d, label
@@ -708,7 +709,8 @@ def _aten_row(node: fx.Node, packet: str, deg: dict[fx.Node, Degree], dep: dict[
             if _is_int_literal(expo) and expo >= 0:
                 if expo <= 1:
                     return _K.PL, f"power {expo}", deg[base] if expo else 0, label
-                return _K.BILINEAR, f"integer power {expo} (polynomial)", deg_add(*([deg[base]] * expo)), label
+                power = deg_add(*([deg[base]] * expo))
+                return _K.BILINEAR, f"integer power {expo} (polynomial)", power, label
             return _K.TRANSCENDENTAL, f"non-integer power {expo}", None, label
         return _K.PL, "power of a constant", 0, label
     if kind == "square":
