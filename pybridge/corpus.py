@@ -154,7 +154,6 @@ def run_model(name: str, *, lines: int = 1, fine_exponent: int = 8) -> CorpusRow
 
     The probe runs ``lines`` random lines at step ``2^-fine_exponent`` (the corpus keeps it short).
     """
-    from pybridge.capture import capture
     from pybridge.fragment.classify import classify_captured
     from pybridge.fragment.probe import probe
     from pybridge.fragment.report import agree
@@ -167,10 +166,11 @@ def run_model(name: str, *, lines: int = 1, fine_exponent: int = 8) -> CorpusRow
         raise UsageError(f"corpus: no model {name!r} (one of {', '.join(CORPUS)})")
     t0 = time.perf_counter()
     tgt = load_target(_spec(name))
-    cap = capture(tgt.module, tgt.inputs, tgt.name)
+    graph = extract(tgt.module, tgt.inputs, tgt.name)  # captured once (float64), read by every command
+    cap = graph.capture
+    assert cap is not None
     syntax = classify_captured(cap, tgt.inputs, tgt.name)
     measured = probe(tgt.module, tgt.inputs, lines=lines, fine_exponent=fine_exponent, name=tgt.name)
-    graph = extract(tgt.module, tgt.inputs, tgt.name)
     report, _ = site_report(tgt.name, graph, raw=False)
     failed = tuple(r.check for r in presheaf_rows(tgt, graph) if r.ok is False and r.must_hold)
     equiv = "-"

@@ -369,7 +369,8 @@ def _names(text: str) -> set[str]:
 _STRUCT_N, _LINEAR_N, _PLNL_N, _DISC_N = _names(_STRUCT), _names(_LINEAR), _names(_PLNL), _names(_DISC)
 _GATHER_N, _BILIN_N, _TRANS_N, _STATIC_N = _names(_GATHER), _names(_BILIN), _names(_TRANS), _names(_STATIC)
 #: Multi-output reductions whose second output (``[1]``, ``.indices``) is an index.
-_INDEXED = {"max_pool3d_with_indices", "topk", "sort", "max", "min", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin",
+_INDEXED = {"max_pool3d_with_indices",
+            "topk", "sort", "max", "min", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin",
             "max_pool1d_with_indices", "max_pool2d_with_indices"}
 
 _OPERATORS: dict[Callable[..., Any], str] = {
