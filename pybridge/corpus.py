@@ -176,9 +176,13 @@ def run_model(name: str, *, lines: int = 1, fine_exponent: int = 8) -> CorpusRow
     equiv = "-"
     group = GROUP[name]
     if group is not None:
-        _, whole = equivariance_report(tgt.module, tgt.inputs, group, name=tgt.name)
-        equiv = f"{group}: " + ("n/a" if whole is None else f"defect {whole.defect:.1e}")
-    off_ops = sorted({n.op.removeprefix("aten.") for n in syntax.nodes if n.node in syntax.verdict.offending})
+        layer_rows, whole = equivariance_report(tgt.module, tgt.inputs, group, name=tgt.name)
+        measured_rows = [r for r in layer_rows if r.equivariant is not None]
+        kept = sum(1 for r in measured_rows if r.equivariant)
+        model_cell = "n/a (the output is not an image)" if whole is None else f"defect {whole.defect:.1e}"
+        equiv = f"{group}: {kept} of {len(measured_rows)} measured layers equivariant; model {model_cell}"
+    off_ops = sorted({n.op.split(":")[-1].removeprefix("aten.") for n in syntax.nodes
+                      if n.node in syntax.verdict.offending})
     return CorpusRow(
         model=name,
         capture=cap.method,

@@ -214,10 +214,13 @@ def gradient_naturality(graph: LayerGraph, *, seed: int = 0) -> NaturalityReport
         cot[o] = r
         loss = loss + (live[o] * r).sum()
     loss.backward()
+    # The backward flow lives on the layers that depend differentiably on the inputs; a floating layer
+    # reached only through integer indices (an expert's weights picked by top-k routing) is locally
+    # constant in the input, like an integer layer, and carries no gradient.
     grads = {
         n: (t.grad if t.grad is not None else torch.zeros_like(t)).detach()
         for n, t in live.items()
-        if t.is_floating_point()
+        if t.is_floating_point() and t.requires_grad
     }
     values = graph.values
     readers = graph.consumers()
@@ -229,7 +232,7 @@ def gradient_naturality(graph: LayerGraph, *, seed: int = 0) -> NaturalityReport
         fan = len(rs) + (1 if u in cot else 0)
         total = cot.get(u, torch.zeros_like(grads[u])).clone()
         for v, slot in rs:
-            if v not in grads:  # an integer-valued reader (arg-max routing): no gradient flows back
+            if v not in grads:  # an integer or locally constant reader (arg-max routing): no gradient
                 continue
             args = [values[p] for p in graph.nodes[v].preds]
             _, pullback = vjp(_local(graph, v, slot, args), values[u])
