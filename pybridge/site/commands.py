@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from pybridge.errors import CheckFailed, OutputExistsError, SiteError, TargetError, UsageError
 from pybridge.site.fork import Site
 from pybridge.site.graph import LayerGraph, extract
-from pybridge.site.omega import GLOBAL_OMEGA_LIMIT, DownsetCounter, global_omega, omega_sizes
+from pybridge.site.omega import GLOBAL_OMEGA_LIMIT, DownsetCounter, global_omega
 from pybridge.targets import Target, load_target
 
 
@@ -43,6 +43,9 @@ class SiteReport(BaseModel):
     raw_thin: bool
     raw_witness: str | None
     omega: dict[str, int]
+    #: Objects whose |Ω(x)| exceeded the exact counter's budget: ``"k+1 <= |Ω(x)| <= 2^k"`` with ``k = |↓x|``
+    #: (the empty sieve and the ``k`` principal ones; every subset). Empty when every count is exact.
+    omega_bounds: dict[str, str] = {}
     largest_omega: int
     largest_omega_at: str
     global_omega: int | None
@@ -81,7 +84,17 @@ def site_report(target_name: str, raw_graph: LayerGraph, *, raw: bool) -> tuple[
     site = Site(graph)
     thin = site.thinness()
     poset = site.poset()
-    sizes = omega_sizes(poset, DownsetCounter(poset))
+    counter = DownsetCounter(poset)
+    sizes: list[int] = []
+    bounds: dict[str, str] = {}
+    for x in range(poset.n):
+        try:
+            sizes.append(counter.count(poset.down[x]))
+        except SiteError:  # too wide for the exact counter: a bound, and a fresh counter for the rest
+            k = poset.down[x].bit_count()
+            bounds[poset.names[x]] = f"{k + 1} <= |Omega(x)| <= 2^{k}"
+            sizes.append(0)
+            counter = DownsetCounter(poset)
     seconds = time.perf_counter() - t0
     raw_thin = thin if raw else Site(raw_graph).thinness()
     g_omega, note = None, None
@@ -106,7 +119,8 @@ def site_report(target_name: str, raw_graph: LayerGraph, *, raw: bool) -> tuple[
         witness=_witness(thin.witness),
         raw_thin=raw_thin.thin,
         raw_witness=_witness(raw_thin.witness),
-        omega={poset.names[i]: sizes[i] for i in range(poset.n)},
+        omega={poset.names[i]: sizes[i] for i in range(poset.n) if poset.names[i] not in bounds},
+        omega_bounds=bounds,
         largest_omega=sizes[k],
         largest_omega_at=poset.names[k],
         global_omega=g_omega,
@@ -127,10 +141,14 @@ def _print_site(r: SiteReport) -> None:
     if r.normal_form:
         raw = "yes" if r.raw_thin else f"no ({r.raw_witness}); repaired by the normal form"
         typer.echo(f"  raw site thin:   {raw}")
+    exact = r.x_objects - len(r.omega_bounds)
     typer.echo(
         f"  largest |Omega(x)|: {r.largest_omega} at {r.largest_omega_at}; "
-        f"all {r.x_objects} counted in {r.seconds_site_and_omega * 1e3:.1f} ms"
+        f"{'all ' if not r.omega_bounds else ''}{exact} counted exactly in "
+        f"{r.seconds_site_and_omega * 1e3:.1f} ms"
     )
+    for name, bound in list(r.omega_bounds.items())[:3]:
+        typer.echo(f"  |Omega({name})| too wide to count exactly: {bound}")
     if r.global_omega is not None:
         typer.echo(f"  |Omega(1)| (global sieves): {r.global_omega}")
     else:
