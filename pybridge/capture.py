@@ -28,7 +28,7 @@ import io
 import logging
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import torch
@@ -85,7 +85,6 @@ class Captured:
     export_error: str | None = None
     #: Seconds spent capturing (export and decomposition, or tracing).
     seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)
 
     @property
     def opset(self) -> str:
@@ -180,8 +179,8 @@ def capture(module: nn.Module, inputs: Sequence[Any], name: str = "model", *, me
         return _export(module, args, decompose)
     except Exception as err:  # export raises many kinds (UserError, GuardOnDataDependent, ...)
         export_error = _first_line(err)
-    hint = ("try: export(strict=False) is already used; mark sizes dynamic (torch.export.Dim) if the "
-            "model branches on them, remove data-dependent Python control flow, or return "
+    hint = ("what to try: the capture already uses strict=False; mark sizes dynamic (torch.export.Dim) "
+            "if the model branches on them, remove data-dependent Python control flow, or return "
             "(wrapper, inputs) from the factory with a wrapper module that fixes the keyword inputs")
     if method == "export":
         raise TargetError(f"{name}: torch.export cannot capture the model ({export_error}); {hint}")

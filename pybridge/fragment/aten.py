@@ -114,11 +114,6 @@ EXTRA_RULES: dict[str, tuple[Kind, str]] = {
              "silu softmax log_softmax layer_norm rms_norm _fused_rms_norm scaled_dot_product_attention"),
 }
 
-#: Multi-output ops whose output ``1`` is an index (piecewise constant).
-INDEXED_OUTPUTS = frozenset({"sort", "topk", "max", "min", "max_pool2d_with_indices",
-                             "max_pool3d_with_indices",
-                             "kthvalue", "mode", "median", "cummax", "cummin"})
-
 #: Argument positions of the index (or mask, or condition) of ``index`` ops, by packet name.
 INDEX_ARGUMENT = {
     "index": 1, "index_select": 2, "gather": 2, "embedding": 1, "_embedding_bag": 1, "index_put": 1,
@@ -151,5 +146,4 @@ def rule(packet: str) -> tuple[Kind, str] | None:
     return CORE_RULES.get(packet) or EXTRA_RULES.get(packet)
 
 
-__all__ = ["CORE_RULES", "EXTRA_RULES", "INDEXED_OUTPUTS", "INDEX_ARGUMENT", "Kind", "core_aten_names",
-           "rule"]
+__all__ = ["CORE_RULES", "EXTRA_RULES", "INDEX_ARGUMENT", "Kind", "core_aten_names", "rule"]

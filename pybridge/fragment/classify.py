@@ -1,8 +1,10 @@
 """Syntactic classification into the piecewise-linear fragment, node by node.
 
 Two kinds of syntax are classified: layer terms of ``Formal.Arch`` (:func:`classify_term`, nodes named
-by their path in the term tree, ``0.1.0``: child ``0`` of a composite is its first factor) and any
-model that ``torch.fx`` can trace (:func:`classify_module`, nodes named as in the fx graph).
+by their path in the term tree, ``0.1.0``: child ``0`` of a composite is its first factor) and captured
+graphs (:func:`classify_captured` on a :class:`pybridge.capture.Captured`; :func:`classify_module` traces
+with ``torch.fx`` directly). Core ATen nodes of an exported graph follow the rules of
+:mod:`pybridge.fragment.aten`; torch functions, methods and modules of an fx trace follow the tables here.
 
 Each node gets one of four classes, ordered by how far they take a model out of the PL fragment:
 
@@ -10,6 +12,10 @@ Each node gets one of four classes, ordered by how far they take a model out of 
   concatenation, reshapes, multiplication by a constant);
 * ``discontinuous-PL``: piecewise linear with jumps (arg-max routing, comparisons, rounding,
   indexing by a computed index);
+* ``curved-PL`` (a verdict, never a node's class): degree at most one, but values of higher degree
+  (or transcendental ones) reach the output only through piecewise-constant nodes, e.g. an arg-max
+  over a bilinear score: affine on each piece, piecewise linear along every line, but the pieces are
+  cut by curved surfaces (quadrics for a bilinear score), so the map is not semilinear;
 * ``bilinear``: a product of two activations (``mul``, ``matmul``, ``bmm``, ``einsum`` with two
   operands that both depend on the input); the model is then polynomial, not PL;
 * ``transcendental``: ``exp``, ``softmax``, ``sigmoid``, ``tanh``, square roots and divisions by
