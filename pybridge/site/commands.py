@@ -28,6 +28,8 @@ class SiteReport(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     target: str
+    #: How the model was captured (``torch.export`` in core ATen, or the ``torch.fx`` fallback).
+    capture: str | None = None
     normal_form: bool
     layers: int
     joins: int
@@ -105,6 +107,7 @@ def site_report(target_name: str, raw_graph: LayerGraph, *, raw: bool) -> tuple[
     k = max(range(poset.n), key=lambda i: sizes[i])
     report = SiteReport(
         target=target_name,
+        capture=None if raw_graph.capture is None else raw_graph.capture.method,
         normal_form=not raw,
         layers=sum(1 for n in graph.nodes.values() if n.kind != "copy"),
         joins=len(graph.joins),
@@ -133,6 +136,8 @@ def site_report(target_name: str, raw_graph: LayerGraph, *, raw: bool) -> tuple[
 def _print_site(r: SiteReport) -> None:
     form = "normal form (identity copy nodes on the edges into joins)" if r.normal_form else "raw"
     typer.echo(f"site of {r.target} ({form})")
+    if r.capture is not None:
+        typer.echo(f"  captured by:     {r.capture}" + (" (core ATen)" if r.capture == "torch.export" else ""))
     typer.echo(f"  layer graph:     {r.layers} layers, {r.joins} joins, {r.copies} copy nodes")
     typer.echo(f"  fork category C: {r.c_objects} objects ({r.tangs} tangs A*), {r.arrows} generating arrows")
     typer.echo(f"  poset X:         {r.x_objects} objects, {r.hasse_edges} covering relations")
