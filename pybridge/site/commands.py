@@ -137,7 +137,8 @@ def _print_site(r: SiteReport) -> None:
     form = "normal form (identity copy nodes on the edges into joins)" if r.normal_form else "raw"
     typer.echo(f"site of {r.target} ({form})")
     if r.capture is not None:
-        typer.echo(f"  captured by:     {r.capture}" + (" (core ATen)" if r.capture == "torch.export" else ""))
+        opset = " (core ATen)" if r.capture == "torch.export" else " (fallback)"
+        typer.echo(f"  captured by:     {r.capture}{opset}")
     typer.echo(f"  layer graph:     {r.layers} layers, {r.joins} joins, {r.copies} copy nodes")
     typer.echo(f"  fork category C: {r.c_objects} objects ({r.tangs} tangs A*), {r.arrows} generating arrows")
     typer.echo(f"  poset X:         {r.x_objects} objects, {r.hasse_edges} covering relations")
