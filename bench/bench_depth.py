@@ -39,7 +39,9 @@ def run(depth: int) -> None:
         t_fwd = time.perf_counter() - t0
     print(
         f"depth {depth:>2}: {len(cap.gm.graph.nodes):>5} graph nodes, {report.layers:>5} layers, "
-        f"{report.x_objects:>5} objects in X, largest |Omega(x)| = {report.largest_omega:.3e}, "
+        f"{report.x_objects:>5} objects in X, {report.x_objects - len(report.omega_bounds)} counted exactly "
+        f"({len(report.omega_bounds)} bounded), largest exact |Omega(x)| = {report.largest_omega:.3e} "
+        f"at {report.largest_omega_at}, "
         f"thin raw/normal {report.raw_thin}/{report.thin} | capture {t_capture:6.1f} s, "
         f"record {t_extract:5.2f} s, site + all |Omega(x)| {report.seconds_site_and_omega:6.2f} s, "
         f"forward {t_fwd * 1e3:6.1f} ms",
