@@ -55,7 +55,8 @@ CORE_RULES: dict[str, tuple[Kind, str]] = {
              "constant_pad_nd reflection_pad1d reflection_pad2d reflection_pad3d replication_pad2d "
              "replication_pad3d"),
     **_rules("linear", "linear (average pooling, interpolation, folding)",
-             "avg_pool2d avg_pool3d _adaptive_avg_pool2d _adaptive_avg_pool3d upsample_bilinear2d "
+             "avg_pool1d avg_pool2d avg_pool3d adaptive_avg_pool1d _adaptive_avg_pool2d _adaptive_avg_pool3d "
+             "upsample_bilinear2d "
              "upsample_nearest2d col2im avg_pool2d_backward _adaptive_avg_pool2d_backward"),
     **_rules("linear", "linear (discrete Fourier transform)", "_fft_r2c _fft_c2r"),
     **_rules("linear", "reads a scalar out of a tensor (.item())", "_local_scalar_dense"),
@@ -94,7 +95,9 @@ CORE_RULES: dict[str, tuple[Kind, str]] = {
              "empty empty_strided full full_like arange scalar_tensor"),
     **_rules("create", "random tensor (independent of the input's values: degree 0)", "rand randn randperm"),
     **_rules("static", "shape or metadata (no value flows)",
-             "sym_size sym_numel sym_stride sym_storage_offset"),
+             "sym_size sym_numel sym_stride sym_storage_offset sym_is_contiguous"),
+    **_rules("linear", "resize in place (kept entries unchanged; new entries are uninitialised memory)",
+             "resize_"),
 }
 
 #: Non-core operators that decomposed graphs still hold, and ``operator.getitem``.
@@ -127,7 +130,10 @@ def core_aten_names() -> frozenset[str]:
     import torch
 
     names = set()
-    for name in dir(torch.ops.aten):
+    # every registered ATen schema (``dir(torch.ops.aten)`` lists only the packets loaded so far)
+    packets = {op.split("::", 1)[1].split(".", 1)[0] for op in torch._C._dispatch_get_all_op_names()
+               if op.startswith("aten::")}
+    for name in sorted(packets):
         try:
             packet = getattr(torch.ops.aten, name)
         except (AttributeError, RuntimeError):
