@@ -2,8 +2,10 @@
 
 A TARGET is either the name of a Zoo layer (``attention``; its parameters from ``--param`` or the
 ``Example:`` line of its Lean docstring) or ``path/to/file.py:factory``, where ``factory()`` returns
-``(module, example_input)``; ``example_input`` is a tensor or a tuple of tensors, with a leading batch
-axis.
+``(module, example_input)``; ``example_input`` is a tensor, a tuple of tensors, or a dict of keyword
+inputs (``{"input_ids": ids, "attention_mask": mask, "use_cache": False}``: its tensors become the
+positional inputs of a :class:`pybridge.capture.KeywordInputs` wrapper, its other values are fixed).
+No axis is assumed to be a batch axis; integer inputs (token ids, masks) are held fixed by the probe.
 """
 
 from __future__ import annotations
@@ -69,32 +71,46 @@ def _load_factory(spec: str) -> Target:
         raise
     except BaseException as err:  # noqa: BLE001 - the user's factory or its module's eval()
         raise UserCodeError(f"{spec}: {factory_name}() failed: {_one_line(err)}") from None
+    if isinstance(example, dict):
+        from pybridge.capture import keyword_inputs
+
+        if not all(isinstance(k, str) for k in example):
+            raise TargetError(f"{spec}: the keys of the example input dict must be argument names")
+        model, example = keyword_inputs(model, example)
+        if not example:
+            raise TargetError(f"{spec}: the example input dict holds no tensor")
     inputs = example if isinstance(example, tuple) else (example,)
     check_inputs(spec, inputs)
     return Target(name=f"{path.stem}:{factory_name}", module=model, inputs=tuple(inputs))
 
 
 def check_inputs(spec: str, inputs: tuple[object, ...]) -> None:
-    """Refuse example inputs the analyses cannot give a meaning to: none at all, a non-tensor, a tensor
-    that is not real floating point (integer, boolean or complex), or one with no entries."""
+    """Refuse example inputs the analyses cannot give a meaning to: none at all, a non-tensor, or a tensor
+    with no entries. Integer and boolean tensors (token ids, masks) are accepted beside at least one real
+    floating-point tensor: they are held fixed; complex tensors are refused."""
     if not inputs:
-        raise TargetError(f"{spec}: the example input is empty; give a tensor or a tuple of tensors")
+        raise TargetError(f"{spec}: the example input is empty; give a tensor, a tuple of tensors or a dict")
     for i, t in enumerate(inputs):
         where = "the example input" if len(inputs) == 1 else f"example input {i}"
         if not isinstance(t, torch.Tensor):
             raise TargetError(
-                f"{spec}: the example input must be a tensor or a tuple of tensors ({where} is a "
+                f"{spec}: the example input must be a tensor, a tuple of tensors or a dict ({where} is a "
                 f"{type(t).__name__})"
             )
-        if not t.is_floating_point():
+        if t.is_complex():
             raise TargetError(
                 f"{spec}: {where} has dtype {t.dtype}; the analyses (probes, gradients, tolerances) "
-                "need real floating-point inputs (float64, float32, ...)"
+                "need real inputs"
             )
-        if t.dim() == 0 or t.shape[0] == 0 or t.numel() == 0:
-            raise TargetError(
-                f"{spec}: {where} has shape {list(t.shape)}; it needs a leading batch axis and entries"
-            )
+        if t.dim() == 0:
+            raise TargetError(f"{spec}: {where} has shape []; give it at least one axis")
+        if t.numel() == 0:
+            raise TargetError(f"{spec}: {where} has shape {list(t.shape)} and no entries")
+    if not any(t.is_floating_point() for t in inputs):  # type: ignore[union-attr]
+        raise TargetError(
+            f"{spec}: no example input is real floating point; the analyses (probes, gradients, "
+            "tolerances) need at least one (float64, float32, ...); integer inputs are held fixed"
+        )
 
 
 def load_target(spec: str, params: dict[str, int] | None = None, *, batch: int = 2, seed: int = 0) -> Target:

@@ -96,7 +96,9 @@ def test_cli_factory_json() -> None:
     result = runner.invoke(app, ["fragment", f"{MODELS_FILE}:linear_attention", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["syntax"]["verdict"] == {"cls": "bilinear", "degree": 3, "offending": ["matmul", "matmul_1"]}
+    assert data["syntax"]["source"] == "export"  # captured by torch.export, read in core ATen
+    assert data["syntax"]["verdict"] == {"cls": "bilinear", "degree": 3, "offending": ["bmm", "bmm_1"],
+                                         "explanation": None}
     assert data["probe"]["cls"] == "bilinear" and data["probe"]["degree"] == 3
     assert data["probe"]["homogeneity"] == 3 and data["agree"] is True
 
@@ -106,7 +108,8 @@ def test_cli_untraceable_is_one_line() -> None:
     assert result.exit_code == 8
     lines = result.output.strip().splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith("error: models_fragment:untraceable: torch.fx cannot trace")
+    assert lines[0].startswith("error: models_fragment:untraceable: torch.export cannot capture the model")
+    assert "torch.fx fallback: torch.fx cannot trace" in lines[0] and "strict=False" in lines[0]
     assert "Traceback" not in result.output
 
 

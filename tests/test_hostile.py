@@ -343,14 +343,18 @@ USER_CODE = {
 }
 
 BAD_INPUTS = {
-    "integer": ("torch.ones(2, 3, dtype=torch.long)", "dtype torch.int64"),
-    "boolean": ("torch.ones(2, 3, dtype=torch.bool)", "dtype torch.bool"),
+    "integer": ("torch.ones(2, 3, dtype=torch.long)", "no example input is real floating point"),
+    "boolean": ("torch.ones(2, 3, dtype=torch.bool)", "no example input is real floating point"),
+    "integer pair": (
+        "(torch.ones(2, 3, dtype=torch.long), torch.zeros(2, 3, dtype=torch.bool))",
+        "no example input is real floating point",
+    ),
     "complex": ("torch.ones(2, 3, dtype=torch.complex64)", "dtype torch.complex64"),
     "empty tuple": ("()", "the example input is empty"),
     "zero batch": ("torch.ones(0, 3)", "shape [0, 3]"),
     "scalar": ("torch.tensor(1.0)", "shape []"),
     "no features": ("torch.ones(2, 0)", "shape [2, 0]"),
-    "list": ("[1.0, 2.0]", "tuple of tensors (the example input is a list)"),
+    "list": ("[1.0, 2.0]", "a tuple of tensors or a dict (the example input is a list)"),
 }
 
 
@@ -669,3 +673,25 @@ def test_huge_step_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
     assert "--step" in err
+
+
+def test_integer_inputs_beside_a_float_input_are_held_fixed_not_refused(tmp_path: Path) -> None:
+    """Token ids beside real features are a meaningful input (issue 11): accepted, the ids unchanged."""
+    import torch
+
+    from pybridge.targets import load_target
+
+    path = tmp_path / "model.py"
+    path.write_text(
+        "import torch\n"
+        "class M(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.emb = torch.nn.Embedding(5, 3)\n"
+        "    def forward(self, x, ids):\n"
+        "        return torch.relu(x + self.emb(ids))\n"
+        "def f():\n"
+        "    return M(), (torch.ones(2, 3), torch.tensor([[1, 2, 3], [0, 4, 1]]).argmax(-1))\n"
+    )
+    tgt = load_target(f"{path}:f")
+    assert tgt.inputs[1].dtype == torch.int64 and tgt.inputs[1].tolist() == [2, 1]

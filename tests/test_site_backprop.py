@@ -12,7 +12,7 @@ from pybridge.site.graph import extract
 def _load(name: str):
     m, x = ALL[name]()
     x = x if isinstance(x, tuple) else (x,)
-    return extract(m, x, name), m, x
+    return extract(m, x, name, method="fx"), m, x
 
 
 @pytest.mark.parametrize("name", sorted(ALL))

@@ -16,10 +16,10 @@ runner = CliRunner()
 def test_site_text_and_json() -> None:
     res = runner.invoke(app, ["site", f"{MODELS}:residual"])
     assert res.exit_code == 0, res.output
-    assert "raw site thin:   no (2 paths from lin2 to A*[add])" in res.output
+    assert "raw site thin:   no (2 paths from addmm_1 to A*[add])" in res.output  # captured by torch.export
     res = runner.invoke(app, ["site", f"{MODELS}:residual", "--raw", "--json"])
     data = json.loads(res.output)
-    assert data["thin"] is False and data["witness"] == "2 paths from lin2 to A*[add]"
+    assert data["thin"] is False and data["witness"] == "2 paths from addmm_1 to A*[add]"
     assert data["omega"]["A[add]"] == 16 and data["global_omega"] == 16
 
 
@@ -59,6 +59,11 @@ def test_presheaf_table() -> None:
 def test_equivariance_table() -> None:
     res = runner.invoke(app, ["equivariance", f"{MODELS}:circular", "--group", "shift"])
     assert res.exit_code == 0, res.output
-    assert "(model)" in res.output and "not equivariant" not in res.output
+    # core ATen splits the circular padding into slices and slice_scatters; the pointwise layers and
+    # the whole model stay equivariant
+    model_row = [ln for ln in res.output.splitlines() if ln.strip().startswith("(model)")]
+    assert len(model_row) == 1 and model_row[0].rstrip().endswith("holds")
+    tanh_row = [ln for ln in res.output.splitlines() if ln.strip().startswith("tanh ")]
+    assert len(tanh_row) == 1 and tanh_row[0].rstrip().endswith(" equivariant")
     res = runner.invoke(app, ["equivariance", f"{MODELS}:mlp", "--group", "rot90"])
     assert res.exit_code == 0 and "nothing to measure" in res.output

@@ -16,10 +16,10 @@ from pybridge.site.graph import LayerGraph, extract
 from pybridge.site.presheaf import model_outputs
 
 
-def _graph(factory):
+def _graph(factory, method="auto"):
     m, x = factory()
     x = x if isinstance(x, tuple) else (x,)
-    return extract(m, x, factory.__name__), m, x
+    return extract(m, x, factory.__name__, method=method), m, x
 
 
 def _brute_paths(site: Site) -> dict[tuple[int, int], int]:
@@ -35,7 +35,7 @@ def _brute_paths(site: Site) -> dict[tuple[int, int], int]:
 
 
 def test_residual_graph_and_counterexample() -> None:
-    g, _, _ = _graph(residual)
+    g, _, _ = _graph(residual, "fx")
     assert list(g.nodes) == ["x", "lin1", "relu", "lin2", "add", "relu_1"]
     assert g.nodes["add"].preds == ("lin2", "x") and g.joins == ("add",)
     raw = Site(g).thinness()
@@ -46,17 +46,44 @@ def test_residual_graph_and_counterexample() -> None:
 
 
 def test_size_and_getitem_are_folded() -> None:
-    g, _, _ = _graph(convnet)
+    g, _, _ = _graph(convnet, "fx")
     view = [n for n in g.nodes.values() if n.op == ".view()"]
     assert len(view) == 1 and view[0].preds == ("pool",)  # h.size(0) is a constant, not an edge
-    g, _, _ = _graph(lstm_cell)
+    g, _, _ = _graph(lstm_cell, "fx")
     getitems = [n for n in g.nodes.values() if n.op == "getitem"]
     assert len(getitems) == 4 and all(n.preds == ("add",) for n in getitems)  # chunk is transparent
     assert "chunk" not in g.nodes and g.outputs == ("mul_2", "add_1")
 
 
+def test_residual_graph_by_export_in_core_aten() -> None:
+    g, _, _ = _graph(residual)
+    assert g.capture is not None and g.capture.method == "torch.export"
+    assert [(n.name, n.op) for n in g.nodes.values()] == [
+        ("x", "input"), ("addmm", "addmm.default"), ("relu", "relu.default"), ("addmm_1", "addmm.default"),
+        ("add", "add.Tensor"), ("relu_1", "relu.default")]
+    assert g.nodes["add"].preds == ("addmm_1", "x") and g.joins == ("add",)
+    raw = Site(g).thinness()
+    assert not raw.thin and raw.witness == ("addmm_1", "A*[add]", 2)
+    assert Site(g.normalized()).thinness().thin
+
+
+def test_integer_inputs_are_held_fixed() -> None:
+    class Embed(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = torch.nn.Embedding(5, 3)
+            self.lin = torch.nn.Linear(3, 2)
+
+        def forward(self, x: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+            return self.lin(x + self.emb(ids))
+
+    g = extract(Embed(), (torch.randn(4, 3), torch.tensor([0, 1, 4, 2])), "embed")
+    assert g.inputs == ("x",)  # the ids are a constant of the graph, not an input layer
+    assert all("ids" not in n.preds for n in g.nodes.values())
+
+
 def test_inplace_alias_is_folded() -> None:
-    g, m, x = _graph(inplace_alias)
+    g, m, x = _graph(inplace_alias, "fx")
     (add,) = [n for n in g.nodes.values() if n.op == "add"]
     assert add.preds == ("relu_", "mul")  # the reader after y.relu_() reads the in-place node
     assert g.nodes["mul"].preds == ("lin",)
@@ -96,7 +123,10 @@ def test_which_raw_sites_are_thin() -> None:
 def test_untraceable_model_is_one_line_error() -> None:
     with pytest.raises(TargetError) as err:
         _graph(untraceable)
-    assert "cannot trace" in str(err.value) and "\n" not in str(err.value)
+    msg = str(err.value)
+    assert "cannot trace" in msg and "\n" not in msg
+    assert "torch.export cannot capture the model (GuardOnDataDependentSymNode" in msg
+    assert "strict=False" in msg and "torch.export.Dim" in msg and "wrapper" in msg
 
 
 def test_cycle_is_one_line_error() -> None:

@@ -29,7 +29,7 @@ def _posets() -> dict[str, Poset]:
     if not _POSETS:
         for name, factory in ALL.items():
             m, x = factory()
-            g = extract(m, x if isinstance(x, tuple) else (x,), name)
+            g = extract(m, x if isinstance(x, tuple) else (x,), name, method="fx")
             _POSETS[f"{name}/raw"] = Site(g).poset()
             _POSETS[f"{name}/normal"] = Site(g.normalized()).poset()
     return _POSETS

@@ -14,7 +14,7 @@ from pybridge.site.presheaf import SECTION_RTOL, ActivityPresheaf, check_section
 def _load(factory):
     m, x = factory()
     x = x if isinstance(x, tuple) else (x,)
-    return extract(m, x, factory.__name__), m, x
+    return extract(m, x, factory.__name__, method="fx"), m, x
 
 
 @pytest.mark.parametrize("name", sorted(ALL) + ["inplace_alias"])

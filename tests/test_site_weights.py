@@ -38,7 +38,7 @@ MODELS = str(Path(__file__).with_name("models_site.py"))
 def _load(name: str) -> tuple[WeightPresheaf, torch.nn.Module, tuple[torch.Tensor, ...]]:
     m, x = FACTORIES[name]()
     x = x if isinstance(x, tuple) else (x,)
-    return WeightPresheaf(extract(m, x, name).normalized()), m, x
+    return WeightPresheaf(extract(m, x, name, method="fx").normalized()), m, x
 
 
 @pytest.mark.parametrize("name", sorted(FACTORIES))

@@ -55,7 +55,7 @@ def test_factories_and_zoo_names_load(factories: Path) -> None:
     [
         (":raises", "raises() failed: ValueError: first line"),
         (":not_a_pair", "must return (torch.nn.Module, example_input)"),
-        (":not_tensors", "must be a tensor or a tuple of tensors"),
+        (":not_tensors", "must be a tensor, a tuple of tensors or a dict"),
         (":value", "has no function 'value'"),
         (":missing", "has no function 'missing'"),
         (":", "is not a Python identifier"),

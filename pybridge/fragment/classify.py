@@ -1,8 +1,10 @@
 """Syntactic classification into the piecewise-linear fragment, node by node.
 
 Two kinds of syntax are classified: layer terms of ``Formal.Arch`` (:func:`classify_term`, nodes named
-by their path in the term tree, ``0.1.0``: child ``0`` of a composite is its first factor) and any
-model that ``torch.fx`` can trace (:func:`classify_module`, nodes named as in the fx graph).
+by their path in the term tree, ``0.1.0``: child ``0`` of a composite is its first factor) and captured
+graphs (:func:`classify_captured` on a :class:`pybridge.capture.Captured`; :func:`classify_module` traces
+with ``torch.fx`` directly). Core ATen nodes of an exported graph follow the rules of
+:mod:`pybridge.fragment.aten`; torch functions, methods and modules of an fx trace follow the tables here.
 
 Each node gets one of four classes, ordered by how far they take a model out of the PL fragment:
 
@@ -10,6 +12,10 @@ Each node gets one of four classes, ordered by how far they take a model out of 
   concatenation, reshapes, multiplication by a constant);
 * ``discontinuous-PL``: piecewise linear with jumps (arg-max routing, comparisons, rounding,
   indexing by a computed index);
+* ``curved-PL`` (a verdict, never a node's class): degree at most one, but values of higher degree
+  (or transcendental ones) reach the output only through piecewise-constant nodes, e.g. an arg-max
+  over a bilinear score: affine on each piece, piecewise linear along every line, but the pieces are
+  cut by curved surfaces (quadrics for a bilinear score), so the map is not semilinear;
 * ``bilinear``: a product of two activations (``mul``, ``matmul``, ``bmm``, ``einsum`` with two
   operands that both depend on the input); the model is then polynomial, not PL;
 * ``transcendental``: ``exp``, ``softmax``, ``sigmoid``, ``tanh``, square roots and divisions by
@@ -46,9 +52,10 @@ class FragmentClass(IntEnum):
 
     PL = 0
     DISCONTINUOUS_PL = 1
-    BILINEAR = 2
-    TRANSCENDENTAL = 3
-    UNKNOWN = 4
+    CURVED_PL = 2
+    BILINEAR = 3
+    TRANSCENDENTAL = 4
+    UNKNOWN = 5
 
     @property
     def label(self) -> str:
@@ -67,12 +74,13 @@ class FragmentClass(IntEnum):
 _LABELS = {
     FragmentClass.PL: "PL",
     FragmentClass.DISCONTINUOUS_PL: "discontinuous-PL",
+    FragmentClass.CURVED_PL: "curved-PL",
     FragmentClass.BILINEAR: "bilinear",
     FragmentClass.TRANSCENDENTAL: "transcendental",
     FragmentClass.UNKNOWN: "unknown",
 }
 
-ClassLabel = Literal["PL", "discontinuous-PL", "bilinear", "transcendental", "unknown"]
+ClassLabel = Literal["PL", "discontinuous-PL", "curved-PL", "bilinear", "transcendental", "unknown"]
 
 #: A degree bound: an int, or ``None`` for "not piecewise polynomial".
 Degree = int | None
@@ -127,6 +135,8 @@ class Verdict(_Frozen):
     degree: int | None
     #: Names of the nodes whose class is not ``PL``, in graph order.
     offending: tuple[str, ...]
+    #: For ``curved-PL``: what the pieces are and what cuts them (``None`` otherwise).
+    explanation: str | None = None
 
 
 class Classification(_Frozen):
@@ -134,15 +144,35 @@ class Classification(_Frozen):
 
     target: str
     #: ``arch`` (a ``Formal.Arch`` term) or ``fx`` (a traced ``torch.nn.Module``).
-    source: Literal["arch", "fx"]
+    source: Literal["arch", "fx", "export"]
     nodes: tuple[NodeClass, ...]
     verdict: Verdict
 
 
-def _verdict(nodes: Sequence[NodeClass], degree: Degree) -> Verdict:
+def _cut_text(cut: Degree) -> str:
+    if cut is None:
+        return ("level sets of transcendental functions: affine on each piece, but the pieces are not "
+                "polyhedra, so the map is not semilinear")
+    surfaces = "quadrics (degree-2 hypersurfaces)" if cut == 2 else f"degree-{cut} hypersurfaces"
+    return (f"{surfaces}: affine on each piece and piecewise linear along every line (a polynomial of "
+            f"degree {cut} in t changes sign finitely often), but the pieces are not polyhedra, so the "
+            "map is not semilinear")
+
+
+def _verdict(nodes: Sequence[NodeClass], degree: Degree, cut: Degree = 0) -> Verdict:
+    """The worst class of the nodes, except that a map of degree <= 1 whose non-PL values only feed
+    piecewise-constant nodes (an arg-max over a bilinear score) is ``curved-PL``: its pieces are cut by
+    the level sets of values of degree ``cut`` (``None``: not polynomial)."""
     worst = max((FragmentClass.from_label(n.cls) for n in nodes), default=FragmentClass.PL)
     offending = tuple(n.node for n in nodes if n.cls != "PL")
-    return Verdict(cls=worst.label, degree=degree, offending=offending)  # type: ignore[arg-type]
+    explanation = None
+    if worst in (FragmentClass.BILINEAR, FragmentClass.TRANSCENDENTAL) and degree is not None and degree <= 1:
+        # Degrees only drop below a factor's degree through piecewise-constant nodes, so every
+        # non-PL value reaches the output only by choosing pieces.
+        worst = FragmentClass.CURVED_PL
+        explanation = "the non-PL values only choose pieces; the pieces are cut by " + _cut_text(cut)
+    return Verdict(cls=worst.label, degree=degree, offending=offending,  # type: ignore[arg-type]
+                   explanation=explanation)
 
 
 # --- Arch terms --------------------------------------------------------------------------------------
@@ -345,7 +375,8 @@ def _names(text: str) -> set[str]:
 _STRUCT_N, _LINEAR_N, _PLNL_N, _DISC_N = _names(_STRUCT), _names(_LINEAR), _names(_PLNL), _names(_DISC)
 _GATHER_N, _BILIN_N, _TRANS_N, _STATIC_N = _names(_GATHER), _names(_BILIN), _names(_TRANS), _names(_STATIC)
 #: Multi-output reductions whose second output (``[1]``, ``.indices``) is an index.
-_INDEXED = {"topk", "sort", "max", "min", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin",
+_INDEXED = {"max_pool3d_with_indices",
+            "topk", "sort", "max", "min", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin",
             "max_pool1d_with_indices", "max_pool2d_with_indices"}
 
 _OPERATORS: dict[Callable[..., Any], str] = {
@@ -570,16 +601,172 @@ def _fx_row(node: fx.Node, gm: fx.GraphModule, deg: dict[fx.Node, Degree], dep: 
     return _K.UNKNOWN, f"{name} is not in the table", None, label
 
 
-def classify_graph(gm: fx.GraphModule, name: str = "model") -> Classification:
-    """Classify every node of a traced model that depends on the input, and give the verdict."""
+_CREATE = (
+    "zeros zeros_like ones ones_like full full_like empty empty_like new_zeros new_ones new_full new_empty "
+    "new_tensor arange linspace eye rand rand_like randn randn_like randint randint_like tensor as_tensor"
+)
+_CREATE_N = _names(_CREATE)
+
+
+def _aten_packet(node: fx.Node) -> str | None:
+    """The overload packet name (``addmm``) of an ATen op node, ``None`` for any other node."""
+    target = node.target
+    if node.op == "call_function" and isinstance(target, torch._ops.OpOverload):
+        if target.namespace == "aten":
+            return target._opname
+    return None
+
+
+def _custom_op(node: fx.Node) -> str | None:
+    """``namespace::name`` of a non-ATen operator (a custom op, a higher-order op)."""
+    target = node.target
+    if node.op != "call_function":
+        return None
+    if isinstance(target, torch._ops.OpOverload) and target.namespace != "aten":
+        return f"{target.namespace}::{target._opname}"
+    if isinstance(target, torch._ops.HigherOrderOperator):
+        return f"higher_order::{target.name()}"
+    return None
+
+
+def _aten_kind(node: fx.Node) -> str | None:
+    packet = _aten_packet(node)
+    if packet is None:
+        return None
+    from pybridge.fragment.aten import rule
+
+    r = rule(packet)
+    return None if r is None else r[0]
+
+
+def _aten_row(node: fx.Node, packet: str, deg: dict[fx.Node, Degree], dep: dict[fx.Node, bool]
+              ) -> tuple[FragmentClass, str, Degree, str]:
+    """Class, reason, degree and op label of one dependent core ATen node (see :mod:`.aten`)."""
+    from pybridge.fragment.aten import INDEX_ARGUMENT, rule
+
+    label = f"aten.{packet}"
+    found = rule(packet)
+    args = list(node.args)
+    dargs = [a for a in _flat_nodes((node.args, node.kwargs)) if dep[a]]
+    ds = [deg[a] for a in dargs]
+    if found is None:
+        return _K.UNKNOWN, f"aten.{packet} is not a core ATen op and has no rule", None, label
+    kind, reason = found
+    if kind == "linear":
+        if packet == "fill" and args:  # fill(self, value): the value's degree
+            vals = [a for a in _flat_nodes(args[1:]) if dep[a]]
+            return _K.PL, reason, deg_max(*(deg[a] for a in vals)), label
+        return _K.PL, reason, deg_max(*ds), label
+    if kind == "pl":
+        return _K.PL, reason, deg_max(*ds), label
+    if kind == "step":
+        return _K.DISCONTINUOUS_PL, reason, 0, label
+    if kind == "jump":
+        return _K.DISCONTINUOUS_PL, reason, deg_max(*ds), label
+    if kind == "index":
+        pos = INDEX_ARGUMENT.get(packet, 1)
+        index = _flat_nodes(args[pos : pos + 1]) if len(args) > pos else []
+        index_dep = [a for a in index if dep[a]]
+        values = [a for a in dargs if a not in index]
+        d = deg_max(*(deg[a] for a in values))
+        if packet == "scatter_reduce" and len(args) > 4 and args[4] == "prod" and len(values) >= 1:
+            reason = "product reduction by scatter (a polynomial of data-dependent degree)"
+            return _K.BILINEAR, reason, None, label
+        if index_dep:
+            return _K.DISCONTINUOUS_PL, "indexing by a computed index", d, label
+        return _K.PL, reason + " by a constant index (structural)", d, label
+    if kind == "where":
+        cond = args[0] if args else None
+        vals = [a for a in dargs if a is not cond]
+        d = deg_max(*(deg[a] for a in vals))
+        if isinstance(cond, fx.Node) and dep[cond]:
+            return _K.DISCONTINUOUS_PL, "selection by a computed condition", d, label
+        return _K.PL, "selection by a constant mask", d, label
+    if kind == "product":
+        if packet == "addmm":  # bias + a @ b
+            factors = [a for a in _flat_nodes(args[1:3]) if dep[a]]
+            rest = [a for a in _flat_nodes(args[:1]) if dep[a]]
+        elif packet in ("convolution",):  # input * weight + bias
+            factors = [a for a in _flat_nodes(args[:2]) if dep[a]]
+            rest = [a for a in _flat_nodes(args[2:3]) if dep[a]]
+        else:
+            factors, rest = dargs, []
+        fd = [deg[a] for a in factors]
+        d = deg_max(deg_add(*fd), *(deg[a] for a in rest))
+        active = [x for x in fd if x != 0]
+        if len(active) >= 2:
+            return _K.BILINEAR, "product of two activations", d, label
+        if len(factors) >= 2:
+            return _K.PL, "product with a piecewise-constant factor (linear)", d, label
+        return _K.PL, "product with a constant (linear)", d, label
+    if kind == "div":
+        denom = args[1] if len(args) > 1 else node.kwargs.get("other")
+        if isinstance(denom, fx.Node) and dep[denom]:
+            if deg[denom] == 0:
+                return _K.PL, "division by a piecewise-constant value", deg_max(*ds), label
+            return _K.TRANSCENDENTAL, "division by an activation (rational, not polynomial)", None, label
+        return _K.PL, "division by a constant (linear)", deg_max(*ds), label
+    if kind == "pow":
+        base, expo = (args + [None, None])[:2]
+        if isinstance(expo, fx.Node) and dep[expo]:
+            return _K.TRANSCENDENTAL, "power with a computed exponent", None, label
+        if isinstance(base, fx.Node) and dep[base]:
+            if isinstance(expo, float) and expo.is_integer():
+                expo = int(expo)
+            if _is_int_literal(expo) and expo >= 0:
+                if expo <= 1:
+                    return _K.PL, f"power {expo}", deg[base] if expo else 0, label
+                power = deg_add(*([deg[base]] * expo))
+                return _K.BILINEAR, f"integer power {expo} (polynomial)", power, label
+            return _K.TRANSCENDENTAL, f"non-integer power {expo}", None, label
+        return _K.PL, "power of a constant", 0, label
+    if kind == "square":
+        return _K.BILINEAR, reason, deg_add(*ds, *ds), label
+    if kind == "prod":
+        src = args[0] if args else None
+        val = src.meta.get("val") if isinstance(src, fx.Node) else None
+        n: int | None = None
+        if isinstance(val, torch.Tensor):
+            dims = args[1] if len(args) > 1 and isinstance(args[1], int) else None
+            n = int(val.numel()) if dims is None else int(val.shape[dims])
+        if n is None or n <= 1:
+            return (_K.PL, "product of one entry", deg_max(*ds), label) if n == 1 else (
+                _K.BILINEAR, reason + " of an unknown number of factors", None, label)
+        return _K.BILINEAR, f"{reason}: {n} factors", deg_add(*([deg_max(*ds)] * n)), label
+    if kind == "transcendental":
+        return _K.TRANSCENDENTAL, reason, None, label
+    return _K.PL, reason, 0, label  # create / static never reach here (they do not depend on the input)
+
+
+def _is_floating_placeholder(node: fx.Node, example: torch.Tensor | None) -> bool:
+    val = node.meta.get("val", example)
+    if isinstance(val, torch.Tensor):
+        return bool(val.is_floating_point() or val.is_complex())
+    return val is None  # fx placeholders without an example: treated as floating inputs
+
+
+def classify_graph(gm: fx.GraphModule, name: str = "model", inputs: Sequence[Any] | None = None,
+                   source: Literal["fx", "export"] = "fx") -> Classification:
+    """Classify every node of a captured model that depends on a floating input, and give the verdict.
+
+    ``call_function`` nodes that are ATen ops follow :mod:`pybridge.fragment.aten`; other nodes (torch
+    functions, methods and modules of an fx trace) the fx tables. Integer inputs (token ids, masks; known
+    from ``inputs`` or the placeholders' recorded values) are held fixed: they are constants here.
+    """
     dep: dict[fx.Node, bool] = {}
     deg: dict[fx.Node, Degree] = {}
     producer: dict[fx.Node, str] = {}
     rows: list[NodeClass] = []
     out_degree: Degree = 0
+    cut: Degree = 0
+    examples = list(inputs) if inputs is not None else []
+    n_placeholder = 0
     for node in gm.graph.nodes:
         if node.op == "placeholder":
-            dep[node], deg[node] = True, 1
+            example = examples[n_placeholder] if n_placeholder < len(examples) else None
+            n_placeholder += 1
+            floating = _is_floating_placeholder(node, example)
+            dep[node], deg[node] = floating, 1 if floating else 0
             continue
         if node.op == "get_attr":
             dep[node], deg[node] = False, 0
@@ -588,21 +775,42 @@ def classify_graph(gm: fx.GraphModule, name: str = "model") -> Classification:
             outs = [a for a in _flat_nodes(node.args) if dep[a]]
             out_degree = deg_max(*(deg[a] for a in outs))
             continue
-        inputs = _flat_nodes((node.args, node.kwargs))
-        static = node.op in ("call_method", "call_function") and (
-            _target_name(node) in _STATIC_N
-            or (_target_name(node) == "getattr" and len(node.args) > 1 and node.args[1] in _STATIC_N)
-        )
-        dep[node] = (not static) and any(dep[a] for a in inputs)
+        inputs_ = _flat_nodes((node.args, node.kwargs))
+        packet = _aten_packet(node)
+        if packet is not None:
+            static = _aten_kind(node) in ("create", "static")
+        else:
+            tname = _target_name(node) if node.op in ("call_method", "call_function") else ""
+            static = node.op in ("call_method", "call_function") and (
+                tname in _STATIC_N or tname in _CREATE_N
+                or (tname == "getattr" and len(node.args) > 1 and node.args[1] in _STATIC_N)
+            )
+        dep[node] = (not static) and any(dep[a] for a in inputs_)
         if node.op in ("call_function", "call_method"):
-            producer[node] = _target_name(node)
+            producer[node] = packet if packet is not None else _target_name(node)
         if not dep[node]:
             deg[node] = 0
             continue
-        cls, reason, d, label = _fx_row(node, gm, deg, dep, producer)
+        custom = _custom_op(node)
+        if packet is not None:
+            cls, reason, d, label = _aten_row(node, packet, deg, dep)
+        elif custom is not None:
+            cls, reason, d, label = (_K.UNKNOWN, f"custom op {custom}: not core ATen, no rule", None,
+                                     f"custom:{custom}")
+        else:
+            cls, reason, d, label = _fx_row(node, gm, deg, dep, producer)
+        if cls == _K.DISCONTINUOUS_PL and d == 0:  # a piecewise-constant node: its arguments cut pieces
+            cut = deg_max(cut, *(deg[a] for a in inputs_ if dep[a]))
         deg[node] = d
         rows.append(NodeClass(node=node.name, op=label, cls=cls.label, degree=d, reason=reason))  # type: ignore[arg-type]
-    return Classification(target=name, source="fx", nodes=tuple(rows), verdict=_verdict(rows, out_degree))
+    return Classification(target=name, source=source, nodes=tuple(rows),
+                          verdict=_verdict(rows, out_degree, cut))
+
+
+def classify_captured(cap: Any, inputs: Sequence[Any] | None = None, name: str = "model") -> Classification:
+    """Classify a :class:`pybridge.capture.Captured` graph (core ATen for export, fx tables for fx)."""
+    source: Literal["fx", "export"] = "export" if cap.method == "torch.export" else "fx"
+    return classify_graph(cap.gm, name, inputs, source)
 
 
 def classify_module(module: nn.Module, inputs: Sequence[torch.Tensor] | int = 1,
@@ -625,6 +833,7 @@ __all__ = [
     "FragmentClass",
     "NodeClass",
     "Verdict",
+    "classify_captured",
     "classify_graph",
     "classify_module",
     "classify_term",

@@ -1,7 +1,8 @@
 """The fragment report of a target (syntax, probe, agreement) and the README blocks it feeds.
 
 :func:`analyse` is what ``pybridge fragment TARGET`` runs: a Zoo layer is classified on its
-``Formal.Arch`` term, any other target on its ``torch.fx`` graph, and both are probed numerically.
+``Formal.Arch`` term, any other target on the graph that :func:`pybridge.capture.capture` returns
+(``torch.export`` in core ATen, ``torch.fx`` as the named fallback), and both are probed numerically.
 :func:`claims_markdown` renders the transformer paper's ledger entries (``VM.*``) for the README
 section "What the paper claims and what we proved"; :func:`readme_claims_block` reads that block back
 out of the README so that a test can check they agree.
@@ -16,9 +17,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from pybridge.capture import capture
 from pybridge.errors import UsageError
 from pybridge.files import write_atomic
-from pybridge.fragment.classify import Classification, classify_module, classify_term, format_degree
+from pybridge.fragment.classify import Classification, classify_captured, classify_term, format_degree
 from pybridge.fragment.probe import ProbeResult, probe
 from pybridge.lean.claims import STATUS_LABEL, Ledger
 
@@ -36,7 +38,13 @@ class FragmentReport(BaseModel):
 
 
 def agree(syntax: Classification, measured: ProbeResult) -> bool:
-    """The syntax and the probe agree: same class, and the same degree for a polynomial map."""
+    """The syntax and the probe agree: same class, and the same degree for a polynomial map.
+
+    A ``curved-PL`` verdict (affine pieces cut by curved surfaces) agrees with a probe that sees PL or
+    discontinuous-PL: along each line the probe measures, the map is piecewise linear.
+    """
+    if syntax.verdict.cls == "curved-PL":
+        return measured.cls in ("PL", "discontinuous-PL")
     if syntax.verdict.cls != measured.cls:
         return False
     if measured.cls == "bilinear" and syntax.verdict.degree is not None:
@@ -58,7 +66,8 @@ def analyse(spec: str, params: dict[str, int] | None = None, *, run_probe: bool 
         if params:
             raise UsageError(f"{spec}: --param applies to Zoo layers only")
         target = load_target(spec, seed=seed)
-        syntax = classify_module(target.module, target.inputs, target.name)
+        cap = capture(target.module, target.inputs, target.name)
+        syntax = classify_captured(cap, target.inputs, target.name)
     measured = None
     if run_probe:
         measured = probe(target.module, target.inputs, seed=seed, lines=lines, name=target.name)
@@ -95,7 +104,8 @@ def _log2(x: float) -> int:
 def render_text(report: FragmentReport) -> str:
     """The report as the CLI prints it: the per-node table, the verdicts, the agreement."""
     s = report.syntax
-    source = "Formal.Arch term" if s.source == "arch" else "torch.fx graph"
+    source = {"arch": "Formal.Arch term", "fx": "torch.fx graph (fallback)",
+              "export": "torch.export graph (core ATen)"}[s.source]
     rows = [[n.node, n.op, n.cls, format_degree(n.degree), n.reason] for n in s.nodes]
     out = [f"{report.target}: {source}, {len(s.nodes)} nodes",
            _table(rows, ["node", "op", "class", "degree", "why"]), ""]
@@ -106,6 +116,8 @@ def render_text(report: FragmentReport) -> str:
         named = ", ".join(f"{o} ({ops[o].split(':')[-1]})" for o in v.offending)
         verdict += f"; out of the PL fragment because of: {named}"
     out.append(verdict)
+    if v.explanation:
+        out.append(f"why {v.cls}: {v.explanation}")
     if report.probe is not None:
         p = report.probe
         out.append(f"probe verdict:  {p.cls} ({probe_summary(p)})")

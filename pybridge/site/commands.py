@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from pybridge.errors import CheckFailed, OutputExistsError, SiteError, TargetError, UsageError
 from pybridge.site.fork import Site
 from pybridge.site.graph import LayerGraph, extract
-from pybridge.site.omega import GLOBAL_OMEGA_LIMIT, DownsetCounter, global_omega, omega_sizes
+from pybridge.site.omega import GLOBAL_OMEGA_LIMIT, DownsetCounter, global_omega
 from pybridge.targets import Target, load_target
 
 
@@ -28,6 +28,8 @@ class SiteReport(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     target: str
+    #: How the model was captured (``torch.export`` in core ATen, or the ``torch.fx`` fallback).
+    capture: str | None = None
     normal_form: bool
     layers: int
     joins: int
@@ -43,6 +45,9 @@ class SiteReport(BaseModel):
     raw_thin: bool
     raw_witness: str | None
     omega: dict[str, int]
+    #: Objects whose |Ω(x)| exceeded the exact counter's budget: ``"k+1 <= |Ω(x)| <= 2^k"`` with ``k = |↓x|``
+    #: (the empty sieve and the ``k`` principal ones; every subset). Empty when every count is exact.
+    omega_bounds: dict[str, str] = {}
     largest_omega: int
     largest_omega_at: str
     global_omega: int | None
@@ -81,7 +86,17 @@ def site_report(target_name: str, raw_graph: LayerGraph, *, raw: bool) -> tuple[
     site = Site(graph)
     thin = site.thinness()
     poset = site.poset()
-    sizes = omega_sizes(poset, DownsetCounter(poset))
+    counter = DownsetCounter(poset)
+    sizes: list[int] = []
+    bounds: dict[str, str] = {}
+    for x in range(poset.n):
+        try:
+            sizes.append(counter.count(poset.down[x]))
+        except SiteError:  # too wide for the exact counter: a bound, and a fresh counter for the rest
+            k = poset.down[x].bit_count()
+            bounds[poset.names[x]] = f"{k + 1} <= |Omega(x)| <= 2^{k}"
+            sizes.append(0)
+            counter = DownsetCounter(poset)
     seconds = time.perf_counter() - t0
     raw_thin = thin if raw else Site(raw_graph).thinness()
     g_omega, note = None, None
@@ -92,6 +107,7 @@ def site_report(target_name: str, raw_graph: LayerGraph, *, raw: bool) -> tuple[
     k = max(range(poset.n), key=lambda i: sizes[i])
     report = SiteReport(
         target=target_name,
+        capture=None if raw_graph.capture is None else raw_graph.capture.method,
         normal_form=not raw,
         layers=sum(1 for n in graph.nodes.values() if n.kind != "copy"),
         joins=len(graph.joins),
@@ -106,7 +122,8 @@ def site_report(target_name: str, raw_graph: LayerGraph, *, raw: bool) -> tuple[
         witness=_witness(thin.witness),
         raw_thin=raw_thin.thin,
         raw_witness=_witness(raw_thin.witness),
-        omega={poset.names[i]: sizes[i] for i in range(poset.n)},
+        omega={poset.names[i]: sizes[i] for i in range(poset.n) if poset.names[i] not in bounds},
+        omega_bounds=bounds,
         largest_omega=sizes[k],
         largest_omega_at=poset.names[k],
         global_omega=g_omega,
@@ -119,6 +136,9 @@ def site_report(target_name: str, raw_graph: LayerGraph, *, raw: bool) -> tuple[
 def _print_site(r: SiteReport) -> None:
     form = "normal form (identity copy nodes on the edges into joins)" if r.normal_form else "raw"
     typer.echo(f"site of {r.target} ({form})")
+    if r.capture is not None:
+        opset = " (core ATen)" if r.capture == "torch.export" else " (fallback)"
+        typer.echo(f"  captured by:     {r.capture}{opset}")
     typer.echo(f"  layer graph:     {r.layers} layers, {r.joins} joins, {r.copies} copy nodes")
     typer.echo(f"  fork category C: {r.c_objects} objects ({r.tangs} tangs A*), {r.arrows} generating arrows")
     typer.echo(f"  poset X:         {r.x_objects} objects, {r.hasse_edges} covering relations")
@@ -127,10 +147,14 @@ def _print_site(r: SiteReport) -> None:
     if r.normal_form:
         raw = "yes" if r.raw_thin else f"no ({r.raw_witness}); repaired by the normal form"
         typer.echo(f"  raw site thin:   {raw}")
+    exact = r.x_objects - len(r.omega_bounds)
     typer.echo(
         f"  largest |Omega(x)|: {r.largest_omega} at {r.largest_omega_at}; "
-        f"all {r.x_objects} counted in {r.seconds_site_and_omega * 1e3:.1f} ms"
+        f"{'all ' if not r.omega_bounds else ''}{exact} counted exactly in "
+        f"{r.seconds_site_and_omega * 1e3:.1f} ms"
     )
+    for name, bound in list(r.omega_bounds.items())[:3]:
+        typer.echo(f"  |Omega({name})| too wide to count exactly: {bound}")
     if r.global_omega is not None:
         typer.echo(f"  |Omega(1)| (global sieves): {r.global_omega}")
     else:
@@ -221,6 +245,100 @@ def _weight_rows(graph: LayerGraph, tgt: Target, row: Callable[..., None]) -> No
         )
 
 
+class PresheafRow(BaseModel):
+    """One row of the ``presheaf`` table: a check, whether it holds (``None``: not applicable), the
+    residual and the tolerance as printed, and whether it must hold (a control may fail)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    check: str
+    ok: bool | None
+    residual: str
+    tolerance: str
+    must_hold: bool
+
+
+def presheaf_rows(tgt: Target, raw_graph: LayerGraph) -> list[PresheafRow]:
+    """The checks of ``pybridge presheaf`` on a captured model: section, uniqueness, raw-site control,
+    path sums, backprop naturality, and the weight presheaf W (functor laws, forward pass, Thm 1.1)."""
+    from pybridge.site.backprop import gradient_naturality, path_sum_check
+    from pybridge.site.presheaf import ActivityPresheaf, check_section, model_outputs, propagate
+
+    graph = raw_graph.normalized()
+    ref = model_outputs(tgt.module, tgt.inputs)
+    pre = ActivityPresheaf(graph)
+    out: list[PresheafRow] = []
+
+    def row(check: str, ok: bool | None, residual: str, tol: str, must_hold: bool = True) -> None:
+        # Only a row labelled a control may fail without failing the command (exit 9).
+        must_hold = must_hold or "control" not in check
+        out.append(PresheafRow(check=check, ok=ok, residual=residual, tolerance=tol, must_hold=must_hold))
+
+    sec = check_section(pre, pre.recorded())
+    row("recorded activations form a section", sec.ok, f"{sec.worst:.1e}", f"{sec.tolerance:.0e}")
+    inputs = {n: graph.values[n] for n in graph.inputs}
+    prop = propagate(pre, inputs, reference=ref)
+    row(
+        "section from the inputs is unique",
+        prop.unique,
+        "free: " + ", ".join(prop.free) if prop.free else "-",
+        "-",
+    )
+    gap = prop.reproduces_model
+    row(
+        "that section reproduces model(x)",
+        None if gap is None else gap <= sec.tolerance,
+        "-" if gap is None else f"{gap:.1e}",
+        f"{sec.tolerance:.0e}",
+    )
+    if raw_graph.joins:
+        neg = propagate(ActivityPresheaf(raw_graph), {n: raw_graph.values[n] for n in raw_graph.inputs})
+        if neg.unique:
+            row("raw site: section unique (no control)", True, "-", "-", must_hold=False)
+        else:
+            gap_txt = "-" if neg.alternative_output_gap is None else f"{neg.alternative_output_gap:.1e}"
+            row(
+                f"raw site: unique? (control; {len(neg.free)} free factor(s))",
+                False,
+                f"2 sections, outputs differ by {gap_txt}",
+                "-",
+                must_hold=False,
+            )
+    try:
+        for p in path_sum_check(raw_graph, tgt.module, tgt.inputs):
+            row(
+                f"path sum {p.input} -> {p.output} ({p.paths} paths)",
+                p.ok,
+                f"{p.rel_error:.1e}",
+                f"{p.tolerance:.0e}",
+            )
+    except SiteError as err:
+        row("path sums (Lemma 1.1)", None, f"skipped: {err}", "-")
+    nat = gradient_naturality(raw_graph)
+    row(
+        "backprop natural on chains",
+        nat.worst_chain <= nat.tolerance,
+        f"{nat.worst_chain:.1e}",
+        f"{nat.tolerance:.0e}",
+    )
+    if nat.worst_fanout is not None:
+        row(
+            "backprop natural at fan-outs (control)",
+            nat.worst_fanout <= nat.tolerance,
+            f"{nat.worst_fanout:.1e}",
+            f"{nat.tolerance:.0e}",
+            must_hold=False,
+        )
+        row(
+            "gradients add at fan-outs (sum rule)",
+            nat.worst_sum_rule <= nat.tolerance,
+            f"{nat.worst_sum_rule:.1e}",
+            f"{nat.tolerance:.0e}",
+        )
+    _weight_rows(graph, tgt, row)
+    return out
+
+
 def register(app: typer.Typer) -> None:
     """Add ``site``, ``presheaf`` and ``equivariance`` to ``app``."""
     from pybridge.cli import user_errors
@@ -267,86 +385,14 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """The activity presheaf: section, uniqueness, raw-site control, backprop, weights (W, Thm 1.1)."""
-        from pybridge.site.backprop import gradient_naturality, path_sum_check
-        from pybridge.site.presheaf import ActivityPresheaf, check_section, model_outputs, propagate
-
         tgt, raw_graph = _load(target, param)
-        graph = raw_graph.normalized()
-        ref = model_outputs(tgt.module, tgt.inputs)
-        pre = ActivityPresheaf(graph)
         rows: list[tuple[str, str, str, str]] = []
         failed: list[str] = []
-
-        def row(check: str, ok: bool | None, residual: str, tol: str, must_hold: bool = True) -> None:
-            # Only a row labelled a control may fail without failing the command (exit 9).
-            must_hold = must_hold or "control" not in check
-            verdict = "n/a" if ok is None else ("ok" if ok else ("FAIL" if must_hold else "fails"))
-            if ok is False and must_hold:
-                failed.append(check)
-            rows.append((check, verdict, residual, tol))
-
-        sec = check_section(pre, pre.recorded())
-        row("recorded activations form a section", sec.ok, f"{sec.worst:.1e}", f"{sec.tolerance:.0e}")
-        inputs = {n: graph.values[n] for n in graph.inputs}
-        prop = propagate(pre, inputs, reference=ref)
-        row(
-            "section from the inputs is unique",
-            prop.unique,
-            "free: " + ", ".join(prop.free) if prop.free else "-",
-            "-",
-        )
-        gap = prop.reproduces_model
-        row(
-            "that section reproduces model(x)",
-            None if gap is None else gap <= sec.tolerance,
-            "-" if gap is None else f"{gap:.1e}",
-            f"{sec.tolerance:.0e}",
-        )
-        if raw_graph.joins:
-            neg = propagate(ActivityPresheaf(raw_graph), {n: raw_graph.values[n] for n in raw_graph.inputs})
-            if neg.unique:
-                row("raw site: section unique (no control)", True, "-", "-", must_hold=False)
-            else:
-                gap_txt = "-" if neg.alternative_output_gap is None else f"{neg.alternative_output_gap:.1e}"
-                row(
-                    f"raw site: unique? (control; {len(neg.free)} free factor(s))",
-                    False,
-                    f"2 sections, outputs differ by {gap_txt}",
-                    "-",
-                    must_hold=False,
-                )
-        try:
-            for p in path_sum_check(raw_graph, tgt.module, tgt.inputs):
-                row(
-                    f"path sum {p.input} -> {p.output} ({p.paths} paths)",
-                    p.ok,
-                    f"{p.rel_error:.1e}",
-                    f"{p.tolerance:.0e}",
-                )
-        except SiteError as err:
-            row("path sums (Lemma 1.1)", None, f"skipped: {err}", "-")
-        nat = gradient_naturality(raw_graph)
-        row(
-            "backprop natural on chains",
-            nat.worst_chain <= nat.tolerance,
-            f"{nat.worst_chain:.1e}",
-            f"{nat.tolerance:.0e}",
-        )
-        if nat.worst_fanout is not None:
-            row(
-                "backprop natural at fan-outs (control)",
-                nat.worst_fanout <= nat.tolerance,
-                f"{nat.worst_fanout:.1e}",
-                f"{nat.tolerance:.0e}",
-                must_hold=False,
-            )
-            row(
-                "gradients add at fan-outs (sum rule)",
-                nat.worst_sum_rule <= nat.tolerance,
-                f"{nat.worst_sum_rule:.1e}",
-                f"{nat.tolerance:.0e}",
-            )
-        _weight_rows(graph, tgt, row)
+        for r in presheaf_rows(tgt, raw_graph):
+            verdict = "n/a" if r.ok is None else ("ok" if r.ok else ("FAIL" if r.must_hold else "fails"))
+            if r.ok is False and r.must_hold:
+                failed.append(r.check)
+            rows.append((r.check, verdict, r.residual, r.tolerance))
         widths = [
             max(len(r[i]) for r in rows + [("check", "result", "residual", "tolerance")]) for i in range(4)
         ]
@@ -402,4 +448,4 @@ def register(app: typer.Typer) -> None:
             typer.echo("  " + "  ".join(c.ljust(w) for c, w in zip(t, widths, strict=True)).rstrip())
 
 
-__all__ = ["GLOBAL_OMEGA_LIMIT", "SiteReport", "register", "site_report"]
+__all__ = ["GLOBAL_OMEGA_LIMIT", "PresheafRow", "SiteReport", "presheaf_rows", "register", "site_report"]

@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 
+from pybridge.capture import Method
 from pybridge.errors import UsageError
 from pybridge.site.graph import LayerGraph, extract
 
@@ -147,9 +148,11 @@ def equivariance_report(
     name: str = "model",
     step: int = 1,
     dtype: torch.dtype = torch.float64,
+    method: Method = "auto",
 ) -> tuple[list[LayerDefect], ModelDefect | None]:
-    """Per-layer defects (from a graph extracted in ``dtype``) and the whole model's defect."""
-    graph = extract(module, inputs, name, dtype=dtype)
+    """Per-layer defects (from a graph extracted in ``dtype``, captured by ``method``) and the whole
+    model's defect."""
+    graph = extract(module, inputs, name, dtype=dtype, method=method)
     return layer_defects(graph, group, step=step, dtype=dtype), model_defect(
         module, inputs, group, step=step, dtype=dtype
     )

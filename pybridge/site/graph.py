@@ -1,10 +1,12 @@
-"""The layer graph Γ of a model: its tensor-producing ``torch.fx`` nodes and the data flow between them.
+"""The layer graph Γ of a model: its tensor-producing graph nodes and the data flow between them.
 
-Extraction (:func:`extract`) traces the model with ``torch.fx.symbolic_trace`` in ``eval()`` mode, copies
-it to float64 and runs it once on the example input with an :class:`torch.fx.Interpreter` that records
-every value. Each fx node is then classified:
+Extraction (:func:`extract`) copies the model to float64, captures it with :func:`pybridge.capture.capture`
+(``torch.export`` decomposed to the core ATen opset; ``torch.fx`` only as the named fallback, see
+``LayerGraph.capture``) and runs the captured graph once on the example input with an
+:class:`torch.fx.Interpreter` that records every value. Each graph node is then classified:
 
-* **layer** -- its value is a tensor that depends on an input (placeholders are the ``input`` layers);
+* **layer** -- its value is a tensor that depends on a floating input (floating placeholders are the
+  ``input`` layers; integer inputs such as token ids and masks are held fixed, as constants);
 * **transparent** -- its value is a tuple or list holding tensors (``chunk``, ``split``, an ``nn.LSTM``
   result): it is folded away, and the ``getitem`` nodes reading it become layers that read its
   arguments directly;
@@ -24,7 +26,6 @@ which gives the restriction maps of the activity presheaf.
 
 from __future__ import annotations
 
-import copy
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from typing import Any
 import torch
 import torch.fx
 
+from pybridge.capture import Captured, Method, capture_copy
 from pybridge.errors import SiteError, TargetError
 
 _INPLACE_FUNCTIONS = {
@@ -95,6 +97,8 @@ class LayerGraph:
     values: dict[str, torch.Tensor] = field(default_factory=dict)
     program: _Program | None = None
     copies_of: dict[str, str] = field(default_factory=dict)
+    #: How the model was captured (``None`` for hand-built graphs).
+    capture: Captured | None = None
 
     # -- construction --------------------------------------------------------------------------------
     @classmethod
@@ -162,7 +166,8 @@ class LayerGraph:
                 new_preds.append(c)
             nodes[node.name] = LayerNode(node.name, node.kind, node.op, tuple(new_preds), node.shape)
         return LayerGraph(
-            nodes=nodes, outputs=self.outputs, values=values, program=self.program, copies_of=copies
+            nodes=nodes, outputs=self.outputs, values=values, program=self.program, copies_of=copies,
+            capture=self.capture,
         )
 
     # -- semantics -----------------------------------------------------------------------------------
@@ -239,32 +244,22 @@ def _clone(value: Any) -> Any:
     return value
 
 
-def trace(module: torch.nn.Module, name: str = "model") -> torch.fx.GraphModule:
-    """Trace ``module`` (in eval mode) with ``torch.fx``; :class:`TargetError` with one line if fx cannot."""
-    module = module.eval()
-    try:
-        return torch.fx.symbolic_trace(module)
-    except Exception as err:  # fx raises many kinds (TraceError, TypeError, ...): report, never trace back
-        raise TargetError(f"{name}: torch.fx cannot trace the model ({_first_line(err)})") from None
-
-
 def extract(
     module: torch.nn.Module,
     inputs: Sequence[torch.Tensor],
     name: str = "model",
     dtype: torch.dtype = torch.float64,
+    method: Method = "auto",
 ) -> LayerGraph:
     """Γ of ``module`` with the activations recorded on ``inputs`` (computed in ``dtype``, default float64).
 
-    Raises :class:`TargetError` (one line) when fx cannot trace the model or the traced model fails on
-    the example input.
+    The model is captured by :func:`pybridge.capture.capture` (``torch.export`` decomposed to core ATen,
+    ``torch.fx`` as the fallback; ``method`` chooses). Integer inputs (token ids, masks) are held fixed:
+    they are constants of Γ, not input layers. Raises :class:`TargetError` (one line) when the model
+    cannot be captured or the captured graph fails on the example input.
     """
-    try:
-        model = copy.deepcopy(module).eval().to(dtype)
-    except Exception as err:
-        raise TargetError(f"{name}: cannot copy the model to {dtype} ({_first_line(err)})") from None
-    xs = tuple(x.detach().to(dtype) if x.is_floating_point() else x.detach() for x in inputs)
-    gm = trace(model, name)
+    cap, xs = capture_copy(module, inputs, name, dtype=dtype, method=method)
+    gm = cap.gm
     fx_nodes = list(gm.graph.nodes)
     placeholders = [n for n in fx_nodes if n.op == "placeholder"]
     if len(placeholders) < len(xs):
@@ -318,7 +313,7 @@ def extract(
             continue
         value = record.get(n.name)
         if n.op == "placeholder":
-            if isinstance(value, torch.Tensor):
+            if isinstance(value, torch.Tensor) and (value.is_floating_point() or value.is_complex()):
                 layers[n.name] = LayerNode(n.name, "input", "input", (), tuple(value.shape))
                 deps_of[n.name] = [n.name]
             else:
@@ -368,7 +363,7 @@ def extract(
         constants=constants,
         inplace=inplace,
     )
-    return LayerGraph(nodes=kept, outputs=tuple(outputs), values=values, program=prog)
+    return LayerGraph(nodes=kept, outputs=tuple(outputs), values=values, program=prog, capture=cap)
 
 
 def _run_node(prog: _Program, n: torch.fx.Node, it: Any) -> Any:
@@ -388,11 +383,25 @@ def _run_node(prog: _Program, n: torch.fx.Node, it: Any) -> Any:
     if n.op == "call_module":
         return gm.get_submodule(str(n.target))(*args, **kwargs)
     if n.op == "call_function":
-        fn: Callable[..., Any] = n.target  # type: ignore[assignment]
+        fn: Callable[..., Any] = rerunnable(n.target)  # type: ignore[arg-type]
         return fn(*args, **kwargs)
     if n.op == "call_method":
         return getattr(args[0], str(n.target))(*args[1:], **kwargs)
     raise SiteError(f"fx node {n.name!r}: cannot rerun an {n.op!r} node")
+
+
+def _copy_into(self: torch.Tensor, src: torch.Tensor, non_blocking: bool = False) -> torch.Tensor:
+    """``aten.copy(self, src)``: ``src`` broadcast to ``self``'s shape and dtype (differentiable)."""
+    return src.to(self.dtype).expand(self.shape).clone()
+
+
+def rerunnable(target: Any) -> Any:
+    """The function that reruns a graph node: the node's own target, except ``aten.copy`` (which
+    export's decompositions produce, e.g. for circular padding, and which has no autograd formula),
+    rerun as the equivalent differentiable broadcast."""
+    if target is torch.ops.aten.copy.default:
+        return _copy_into
+    return target
 
 
 def _topological_order(names: Iterable[str], preds: dict[str, list[str]]) -> list[str]:

@@ -58,7 +58,7 @@ from torch.func import functional_call
 
 from pybridge.errors import SiteError
 from pybridge.site.fork import Poset, Site, fork_name
-from pybridge.site.graph import LayerGraph, extract
+from pybridge.site.graph import LayerGraph, extract, rerunnable
 
 #: Relative tolerance of the forward-pass checks in float64 (lax: the same operations recomputed).
 FORWARD_RTOL = 1e-10
@@ -241,7 +241,7 @@ class WeightPresheaf:
             }
             return functional_call(sub, local, tuple(args), dict(kwargs))
         if n.op == "call_function":
-            return n.target(*args, **kwargs)  # type: ignore[operator]
+            return rerunnable(n.target)(*args, **kwargs)
         if n.op == "call_method":
             return getattr(args[0], str(n.target))(*args[1:], **kwargs)
         raise SiteError(f"fx node {n.name!r}: cannot rerun an {n.op!r} node")
@@ -278,10 +278,14 @@ def _value_rel(a: Any, b: Any) -> float:
         return float("inf")
     if not a.is_floating_point():
         return 0.0 if torch.equal(a, b) else float("inf")
-    num = float((a.double() - b.double()).norm())
+    a64, b64 = a.double(), b.double()
+    # equal entries (infinities included: a mask of -inf cast from float64's lowest) differ by 0
+    diff = torch.where(a64 == b64, torch.zeros_like(a64), a64 - b64)
+    num = float(diff.norm())
     if num != num:
         return float("inf")
-    return 0.0 if num == 0.0 else num / max(float(b.double().norm()), 1e-300)
+    finite = b64[torch.isfinite(b64)]
+    return 0.0 if num == 0.0 else num / max(float(finite.norm()), 1e-300)
 
 
 # -- (1) functor laws -----------------------------------------------------------------------------------
@@ -427,7 +431,9 @@ def forward_naturality(
         if p not in named:
             raise SiteError(f"weights: parameter {p!r} of the traced model is not a parameter of the module")
         named[p].copy_(v)
-    ref_graph = extract(model, xs, "weights reference")
+    cap = W.graph.capture
+    ref_graph = extract(model, xs, "weights reference",
+                        method="fx" if cap is not None and cap.method == "torch.fx" else "auto")
     if W.graph.copies_of:
         ref_graph = ref_graph.normalized()
     if set(ref_graph.nodes) != set(W.graph.nodes):
