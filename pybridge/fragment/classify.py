@@ -503,6 +503,34 @@ def _is_int_literal(a: Any) -> bool:
     return isinstance(a, int) and not isinstance(a, bool)
 
 
+def _div_row(node: fx.Node, args: list[Any], ds: list[Degree], deg: dict[fx.Node, Degree],
+             dep: dict[fx.Node, bool], label: str) -> tuple[FragmentClass, str, Degree, str]:
+    """A division (the same rule for the fx tables and the core ATen ``div``)."""
+    denom = args[1] if len(args) > 1 else node.kwargs.get("other")
+    if isinstance(denom, fx.Node) and dep[denom]:
+        if deg[denom] == 0:
+            return _K.PL, "division by a piecewise-constant value", deg_max(*ds), label
+        return _K.TRANSCENDENTAL, "division by an activation (rational, not polynomial)", None, label
+    return _K.PL, "division by a constant (linear)", deg_max(*ds), label
+
+
+def _pow_row(base: Any, expo: Any, deg: dict[fx.Node, Degree], dep: dict[fx.Node, bool],
+             label: str) -> tuple[FragmentClass, str, Degree, str]:
+    """``base ** expo`` (the same rule for the fx tables and the core ATen ``pow``)."""
+    if isinstance(expo, fx.Node) and dep[expo]:
+        return _K.TRANSCENDENTAL, "power with a computed exponent", None, label
+    if isinstance(base, fx.Node) and dep[base]:
+        if isinstance(expo, float) and expo.is_integer():
+            expo = int(expo)
+        if _is_int_literal(expo) and expo >= 0:
+            if expo <= 1:
+                return _K.PL, f"power {expo}", deg[base] if expo else 0, label
+            power = deg_add(*([deg[base]] * expo))
+            return _K.BILINEAR, f"integer power {expo} (polynomial)", power, label
+        return _K.TRANSCENDENTAL, f"non-integer power {expo}", None, label
+    return _K.PL, "power of a constant", 0, label
+
+
 def _fx_row(node: fx.Node, gm: fx.GraphModule, deg: dict[fx.Node, Degree], dep: dict[fx.Node, bool],
             producer_name: dict[fx.Node, str]) -> tuple[FragmentClass, str, Degree, str]:
     """Class, reason, degree and op label of one dependent call node."""
@@ -574,28 +602,10 @@ def _fx_row(node: fx.Node, gm: fx.GraphModule, deg: dict[fx.Node, Degree], dep: 
             return _K.PL, "product with a piecewise-constant factor (linear)", deg_add(*ds), label
         return _K.PL, "product with a constant (linear)", deg_add(*ds), label
     if name in ("truediv", "div", "divide", "true_divide", "div_"):
-        denom = args[1] if len(args) > 1 else node.kwargs.get("other")
-        if isinstance(denom, fx.Node) and dep[denom]:
-            if deg[denom] == 0:
-                return _K.PL, "division by a piecewise-constant value", deg_max(*ds), label
-            return _K.TRANSCENDENTAL, "division by an activation (rational, not polynomial)", None, label
-        return _K.PL, "division by a constant (linear)", deg_max(*ds), label
+        return _div_row(node, args, ds, deg, dep, label)
     if name in ("pow", "square", "float_power"):
         base, expo = (args + [None, None])[:2]
-        if name == "square":
-            expo = 2
-        if isinstance(expo, fx.Node) and dep[expo]:
-            return _K.TRANSCENDENTAL, "power with a computed exponent", None, label
-        if isinstance(base, fx.Node) and dep[base]:
-            if isinstance(expo, float) and expo.is_integer():
-                expo = int(expo)
-            if _is_int_literal(expo) and expo >= 0:
-                if expo <= 1:
-                    return _K.PL, f"power {expo}", deg_add(*([deg[base]] * expo)) if expo else 0, label
-                power = deg_add(*([deg[base]] * expo))
-                return _K.BILINEAR, f"integer power {expo} (polynomial)", power, label
-            return _K.TRANSCENDENTAL, f"non-integer power {expo}", None, label
-        return _K.PL, "power of a constant", 0, label
+        return _pow_row(base, 2 if name == "square" else expo, deg, dep, label)
     if name in _TRANS_N:
         return _K.TRANSCENDENTAL, "transcendental or rational function", None, label
     return _K.UNKNOWN, f"{name} is not in the table", None, label
@@ -700,26 +710,10 @@ def _aten_row(node: fx.Node, packet: str, deg: dict[fx.Node, Degree], dep: dict[
             return _K.PL, "product with a piecewise-constant factor (linear)", d, label
         return _K.PL, "product with a constant (linear)", d, label
     if kind == "div":
-        denom = args[1] if len(args) > 1 else node.kwargs.get("other")
-        if isinstance(denom, fx.Node) and dep[denom]:
-            if deg[denom] == 0:
-                return _K.PL, "division by a piecewise-constant value", deg_max(*ds), label
-            return _K.TRANSCENDENTAL, "division by an activation (rational, not polynomial)", None, label
-        return _K.PL, "division by a constant (linear)", deg_max(*ds), label
+        return _div_row(node, args, ds, deg, dep, label)
     if kind == "pow":
         base, expo = (args + [None, None])[:2]
-        if isinstance(expo, fx.Node) and dep[expo]:
-            return _K.TRANSCENDENTAL, "power with a computed exponent", None, label
-        if isinstance(base, fx.Node) and dep[base]:
-            if isinstance(expo, float) and expo.is_integer():
-                expo = int(expo)
-            if _is_int_literal(expo) and expo >= 0:
-                if expo <= 1:
-                    return _K.PL, f"power {expo}", deg[base] if expo else 0, label
-                power = deg_add(*([deg[base]] * expo))
-                return _K.BILINEAR, f"integer power {expo} (polynomial)", power, label
-            return _K.TRANSCENDENTAL, f"non-integer power {expo}", None, label
-        return _K.PL, "power of a constant", 0, label
+        return _pow_row(base, expo, deg, dep, label)
     if kind == "square":
         return _K.BILINEAR, reason, deg_add(*ds, *ds), label
     if kind == "prod":
