@@ -134,7 +134,7 @@ for `i < h`: `out p i = x p i · cos θ(p, i) - x p (i + h) · sin θ(p, i)`;
 for `i ≥ h`: `out p i = x p i · cos θ(p, i - h) + x p (i - h) · sin θ(p, i - h)`
 (`θ` is `ropeAngle`). The partner entries are read with `entryOr`, whose out-of-range branch is
 never taken (`i + h < 2h ≤ k` and `i - h ≤ i < k`): this spares an index lemma. An odd `k` is
-allowed here (the last entry then pairs with entry `k - 1 - h`); the Zoo layers require `2 ∣ k`. -/
+allowed by the type; the Zoo layers require `2 ∣ k`. -/
 def rope {seq k : Nat} (base : Nat) (x : Fin seq → Fin k → α) : Fin seq → Fin k → α :=
   fun p i =>
     if i.val < k / 2 then
