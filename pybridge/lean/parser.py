@@ -160,6 +160,8 @@ class LeanFile:
     module_doc: str | None = None
     #: Definitions that could not be read, each with its ``file:line`` error (the others are unaffected).
     broken: list[BrokenDef] = field(default_factory=list)
+    #: The line of each ``import`` of :attr:`imports`.
+    import_lines: list[int] = field(default_factory=list)
 
 
 # Lean precedences and associativity of the infix operators the layer files use.
@@ -445,6 +447,11 @@ class _Parser:
                 f"expected ';' or a new line after the value of 'let {name_tok.text}', "
                 f"found {_show(self.peek())}"
             )
+        if self.at_expr_end() or self.at_command_start():
+            raise self.error(
+                f"'let {name_tok.text} := …' has no body (its value ends at line "
+                f"{self.toks[self.pos - 1].line}; the body follows on a new line or after ';')"
+            )
         body = self.expr()
         return Let(let_tok.line, name_tok.text, ty, value, body)
 
@@ -642,6 +649,7 @@ class _Parser:
                 if seen_command:
                     raise self.error("'import' must come before every other command", tok)
                 result.imports.append(self.expect_ident().text)
+                result.import_lines.append(tok.line)
                 continue
             seen_command = True
             if word == "mutual":  # a block of definitions, closed by a plain `end`
