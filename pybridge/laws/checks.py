@@ -320,7 +320,7 @@ def _contained(spec: str, module: nn.Module) -> Callable[[object], torch.Tensor]
 
     def run(x: object) -> torch.Tensor:
         try:
-            out = module(*x) if isinstance(x, tuple) else module(x)
+            out = module(x)
         except BaseException as err:  # noqa: BLE001 - the user's code, contained
             raise UserCodeError(f"Reference {spec}: its forward failed: {_one_line(err)}") from None
         if not isinstance(out, torch.Tensor):
