@@ -332,6 +332,7 @@ OUTSIDE_ERRORS = [
     (["list", "{dir}/NopeFormal.lean"], 3, "cannot find the imported module Formal.Network.Nope"),
     (["list", "{dir}/NopeOther.lean"], 3, "cannot find the imported module Elsewhere.Thing"),
     (["list", "{dir}/Binary.lean"], 3, "not valid UTF-8"),
+    (["list", "{dir}/Traversal.lean"], 3, "cannot find the imported module /etc/passwd"),
 ]
 
 
@@ -357,6 +358,9 @@ def test_files_outside_the_repository_errors(
         head=HEAD.replace("\n\n", "\nimport Elsewhere.Thing\n\n", 1),
     )
     (tmp_path / "Binary.lean").write_bytes(b"import Formal.Network.Derived\n\xff\xfe")
+    (tmp_path / "passwd.lean").write_text("import Formal.Network.Derived\n", encoding="utf-8")
+    traversal = HEAD.replace("\n\n", "\nimport «/etc/passwd»\nimport «..».passwd\n", 1)
+    lean_file(tmp_path, layer("x", "Arch.relu [d]"), name="Traversal.lean", head=traversal)
     subst = {"{dir}": tmp_path.as_posix(), "{file}": path.as_posix()}
 
     def fill(text: str) -> str:
