@@ -114,7 +114,7 @@ class Catalogue:
             if name in (key, bad.name):
                 raise bad.error
         for rel, err in self.file_errors.items():
-            if rel in self.sha256 and _declares(self.root, rel, name.rsplit(".", 1)[-1]):
+            if _is_layer_file(rel, self.source) and _declares(self.root, rel, name.rsplit(".", 1)[-1]):
                 raise err
         where = f"{self.source} has" if self.source else "the Zoo has"
         known = ", ".join(sorted(self.layers)) or "no layer"
