@@ -262,7 +262,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run a layer's numerical checks against its counterparts (or the exact interpreter of Arch.eval
         when it has none) and print a table. NAME: a Zoo layer or path/File.lean:NAME."""
-        from pybridge.laws.checks import EXACT_NAME, check_layer
+        from pybridge.laws.checks import DTYPES, EXACT_NAME, check_layer
 
         apply_max_memory(max_memory)
         given = parse_params(params)
@@ -287,6 +287,15 @@ def register(app: typer.Typer) -> None:
             ]
             refs = list(dict.fromkeys(r.reference for r in results))
             typer.echo(f"{name} vs {'; '.join(refs) or '?'} (max abs error, lax equality)")
+            run_dtypes = [str(d).removeprefix("torch.") for d in DTYPES]
+            for ref in refs:
+                ref_dtypes = [
+                    d for d in run_dtypes if any(r.reference == ref and r.dtype == d for r in results)
+                ]
+                if ref_dtypes != run_dtypes:
+                    typer.echo(
+                        f"{ref} is compared in {', '.join(ref_dtypes)} only (the bridge_dtypes of its module)"
+                    )
             if refs == [EXACT_NAME]:
                 typer.echo(
                     f"{name} has no PyTorch: or Reference: counterpart: checked against the exact "

@@ -439,6 +439,7 @@ USER_CODE_FAILURES = {
     "not_a_module": "returned a int, not a torch.nn.Module",
     "bad_forward": "its forward failed: ValueError: forward refuses",
     "bad_pairs": "bridge_pairs() failed: SystemExit: 2",
+    "bad_dtypes": "bridge_dtypes must be a non-empty tuple of torch dtypes",
     "NOT_CALLABLE": "has no function 'NOT_CALLABLE'",
     "missing_function": "has no function 'missing_function'",
 }
@@ -473,6 +474,23 @@ def test_the_users_reference_code_is_contained(
         assert "SystemExit: 0" in err
     else:
         assert "ModuleNotFoundError" in err
+
+
+def test_a_reference_may_declare_the_dtypes_it_is_faithful_in(
+    tmp_path: Path, refpkg: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`bridge_dtypes = (torch.float32,)`: compared in float32 only, and `check` says so; a layer whose
+    only reference excludes every dtype run is a failed check, not an empty pass."""
+    from pybridge.errors import CheckFailed
+    from pybridge.laws.checks import check_layer
+
+    path = reference_layer(tmp_path, "Reference: `refpkg.layers:relu_linear_f32`") + ":rl"
+    results = check_layer(path, {"d": 3})
+    assert {r.dtype for r in results} == {"float32"} and len(results) == 2 and all(r.passed for r in results)
+    code, out, _ = cli(capsys, "check", path, "-p", "d=3")
+    assert code == 0 and "refpkg.layers:relu_linear_f32 is compared in float32 only" in out
+    with pytest.raises(CheckFailed, match="no reference was compared in torch.float64"):
+        check_layer(path, {"d": 3}, dtypes=(torch.float64,))
 
 
 def test_reference_weights_that_do_not_fit_are_a_shape_error(tmp_path: Path, refpkg: None) -> None:

@@ -37,6 +37,9 @@ TOLERANCE: dict[torch.dtype, float] = {torch.float64: 1e-10, torch.float32: 1e-5
 
 _ODD = (5, 3, 7, 9, 15)
 
+#: The dtypes a check runs in (``check_layer``'s default).
+DTYPES: tuple[torch.dtype, ...] = (torch.float64, torch.float32)
+
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -175,7 +178,7 @@ def check_layer(
     name: str,
     params: dict[str, int] | None = None,
     *,
-    dtypes: tuple[torch.dtype, ...] = (torch.float64, torch.float32),
+    dtypes: tuple[torch.dtype, ...] = DTYPES,
     batches: tuple[int, ...] = (1, 3),
     seqs: tuple[int, ...] = (1, 4),
     seed: int = 0,
@@ -212,6 +215,8 @@ def check_layer(
                         TOLERANCE[dtype],
                     )
                 )
+    if not results:
+        raise CheckFailed(f"{name}: no reference was compared in {', '.join(str(d) for d in dtypes)}")
     return results
 
 
@@ -314,6 +319,24 @@ def load_module_reference_weights(ours: nn.Module, ref: nn.Module, spec: str, in
     load_counterpart_weights(ours, ref, info)
 
 
+def reference_dtypes(spec: str, module: nn.Module) -> tuple[torch.dtype, ...]:
+    """The dtypes in which a ``Reference:`` module is compared: its ``bridge_dtypes`` attribute (a tuple
+    of ``torch.dtype``) when it has one, for a module that is faithful in some dtypes only (one that
+    computes in float32 whatever its input, such as ``transformers``' ``LlamaRMSNorm``); else all.
+    ``pybridge check`` prints which dtypes a reference was compared in when they are not all."""
+    try:
+        declared = getattr(module, "bridge_dtypes", None)
+    except BaseException as err:  # noqa: BLE001 - the user's code, contained
+        raise UserCodeError(f"Reference {spec}: reading bridge_dtypes failed: {_one_line(err)}") from None
+    if declared is None:
+        return tuple(TOLERANCE)
+    if not (
+        isinstance(declared, tuple | list) and declared and all(isinstance(d, torch.dtype) for d in declared)
+    ):
+        raise UserCodeError(f"Reference {spec}: bridge_dtypes must be a non-empty tuple of torch dtypes")
+    return tuple(declared)
+
+
 def _contained(spec: str, module: nn.Module) -> Callable[[object], torch.Tensor]:
     """``module(x)`` for a ``Reference:`` module: what the user's forward raises is exit 16 (a
     ``ValueError`` of a wrong shape included: the reference was handed the layer's own input)."""
@@ -384,8 +407,9 @@ def _pairs(
         spec = info.module_reference
         torch.manual_seed(seed)
         ref = build_module_reference(spec, cfg, dtype)
-        load_module_reference_weights(layer, ref, spec, info)
-        out.append((layer, _tensor_error(_contained(spec, ref)), spec))
+        if dtype in reference_dtypes(spec, ref):
+            load_module_reference_weights(layer, ref, spec, info)
+            out.append((layer, _tensor_error(_contained(spec, ref)), spec))
     if info.reference:
         if info.reference not in REFERENCES:
             raise BridgeError(f"{info.name}: no reference function {info.reference!r}")
@@ -393,7 +417,7 @@ def _pairs(
         fn = REFERENCES[info.reference]
         pairs = leaf_pairs(layer)
         out.append((layer, _tensor_error(lambda x, f=fn, p=pairs: f(x, p, cfg)), info.reference))
-    if not out:
+    if not info.counterparts:
         layer = ours()
         reference, name = exact_reference(term, layer)
         out.append((layer, reference, name))
