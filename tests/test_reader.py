@@ -54,6 +54,8 @@ SAME_AS_PLAIN = {
         "  Arch.linear [] d h ≫ f ≫ Arch.linear [] h d"
     ),
     "let of a list": "let s : List Nat := [2 * d]\n  Arch.linear [] d (2 * d) ≫ Arch.relu s ≫ Arch.linear [] (2 * d) d",  # noqa: E501
+    "unused lets of every kind": "let a := d + 1\n  let b := [d]\n  let c := Arch.relu [d]\n  let e := b\n  "
+    + PLAIN,
     "shadowing": "let h := d\n  let h := h + h\n  Arch.linear [] d h ≫ Arch.relu [h] ≫ Arch.linear [] h d",
     "where helpers": (
         "up d (2 * d) ≫ relu' (2 * d) ≫ down (2 * d) d\nwhere\n"
@@ -118,6 +120,21 @@ READ_ERRORS = {
     "let-bound value applied": ("let f := Arch.relu [d]\n  f [d]", LeanParseError, "'f' is a local value"),
     "let of a Nat used as a layer": ("let h : Nat := d\n  h", LeanParseError, "'h' is a nat"),
     "let refers to itself": ("let x := x\n  Arch.relu [x]", LeanParseError, "unknown name 'x'"),
+    "unused let naming nothing": (
+        "let x := Arch.frobnicate [d]\n  Arch.relu [d]",
+        LeanParseError,
+        "unknown name 'Arch.frobnicate'",
+    ),
+    "unused ill-typed let": (
+        "let x := Arch.relu [d] ≫ Arch.relu [d + 1]\n  Arch.relu [d]",
+        ShapeError,
+        "shape mismatch",
+    ),
+    "untyped let of a leading-dot constructor": (
+        "let t := .tensor [d]\n  Arch.id t",
+        LeanParseError,
+        "needs a written type",
+    ),
     "let rec": ("let rec f := Arch.relu [d]\n  f", LeanParseError, "'let rec'"),
     "let with arguments": (
         "let f (n : Nat) := Arch.relu [n]\n  f d",
@@ -465,9 +482,7 @@ def test_the_users_reference_code_is_contained(
     assert err.startswith(f"error: Reference {spec}") and err.count("\n") == 1 and "Traceback" not in err
     function = spec.rpartition(":")[2]
     if function in USER_CODE_FAILURES:
-        assert (
-            USER_CODE_FAILURES[function] in err
-        )
+        assert USER_CODE_FAILURES[function] in err
     elif "broken_import" in spec:
         assert "ImportError: this fixture module cannot be imported" in err
     elif "exits_on_import" in spec:
