@@ -575,9 +575,9 @@ def params_from_module(term: T.Term, module: torch.nn.Module) -> Params:
     """The weights of ``module`` (compiled from ``term``) nested as Lean's ``Arch.Params term``.
 
     The ``Linear``/``LayerNorm``/``RmsNorm`` leaves of the module, in depth-first order, are the
-    parametrised constructors of the term in depth-first order (a ``copair k f`` contributes ``k`` copies of ``f``'s
-    leaves); scalars are exact :class:`~fractions.Fraction` values. Raises :class:`ShapeError` when
-    the module does not fit the term.
+    parametrised constructors of the term in depth-first order (a ``copair k f`` contributes ``k``
+    copies of ``f``'s leaves); scalars are exact :class:`~fractions.Fraction` values. Raises
+    :class:`ShapeError` when the module does not fit the term.
     """
     leaves = runtime._leaves(module)
     pos = 0
