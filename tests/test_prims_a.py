@@ -2,7 +2,7 @@
 and against the interpreter of the Lean kernels (``pybridge/laws/exact.py``, float scalars).
 
 References: ``causal_softmax_loops`` (row by row, ``exp`` and division, no ``torch.softmax`` and no
-mask) and ``rms_norm_loops`` (an explicit sum of squares), both float64, and PyTorch's own
+mask) and ``tests_support_a.rms_norm_float64`` (an explicit sum of squares), both float64, and PyTorch's own
 ``torch.nn.functional.rms_norm``. Tolerances: float64 1e-12 (reassociation of sums of at most 16
 terms of size ~1), float32 1e-5. Negative controls: plain softmax is not causal softmax, and an
 interpreter with another normaliser (``1/(n-1)``) or ``eps`` outside the root is detected.
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from tests_support_a import rms_norm_float64
 
 from pybridge import budget
 from pybridge.errors import NotExactError, ShapeError
@@ -34,16 +35,6 @@ def causal_softmax_loops(x: torch.Tensor) -> torch.Tensor:
         e = torch.exp(x[..., i, : i + 1])
         out[..., i, : i + 1] = e / e.sum(dim=-1, keepdim=True)
     return out
-
-
-def rms_norm_loops(x: torch.Tensor, gamma: torch.Tensor, eps: float) -> torch.Tensor:
-    """``x_i / sqrt(Σ_j x_j² / n + eps) * γ_i`` with the sum written out, float64."""
-    x = x.to(torch.float64)
-    n = x.shape[-1]
-    ss = torch.zeros_like(x[..., :1])
-    for j in range(n):
-        ss = ss + x[..., j : j + 1] * x[..., j : j + 1]
-    return x / torch.sqrt(ss / n + eps) * gamma.to(torch.float64)
 
 
 # --- causalSoftmax ---------------------------------------------------------------------------------
@@ -124,7 +115,8 @@ def test_rms_norm_matches_the_hand_written_reference(n: int, dtype: torch.dtype)
     x = torch.randn(4, 3, n, dtype=dtype, generator=torch.Generator().manual_seed(10 + n))
     got = module(x)
     tol = 1e-12 if dtype == torch.float64 else 1e-5
-    assert (got.to(torch.float64) - rms_norm_loops(x, module.weight.detach(), 1e-6)).abs().max().item() <= tol
+    by_hand = rms_norm_float64(x, module.weight.detach(), 1e-6)
+    assert (got.to(torch.float64) - by_hand).abs().max().item() <= tol
     # PyTorch's own RMS norm, an independent implementation of the same formula
     want = torch.nn.functional.rms_norm(x, (n,), module.weight.detach(), eps=1e-6)
     assert (got - want).abs().max().item() <= tol
