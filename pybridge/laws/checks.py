@@ -28,6 +28,7 @@ from pybridge.errors import BridgeError, CheckFailed, LeanParseError, NotExactEr
 from pybridge.laws.references import REFERENCES
 from pybridge.lean.catalogue import REFERENCE_SYNTAX, Catalogue, LayerInfo, catalogue_for
 from pybridge.spec.terms import Term
+from pybridge.spec.typing import signature
 from pybridge.torch import adapters, runtime
 from pybridge.torch.compiler import compile_term
 from pybridge.zoo import random_input
@@ -213,7 +214,7 @@ def check_layer(
                         seq,
                         ref_name,
                         err,
-                        TOLERANCE[dtype],
+                        TOLERANCE[getattr(reference, "tolerance_dtype", dtype)],
                     )
                 )
     return results
@@ -351,20 +352,33 @@ def exact_reference(term: Term, ours: nn.Module) -> tuple[Reference, str]:
 
     def reference(x: object, got: torch.Tensor) -> float:
         worst = 0.0
+        # run-time dimensions (``seq``) take their sizes from this input
+        bound = E.bind_dims(term, E.runtime_dims_of(signature(term).dom, x))  # type: ignore[arg-type]
         first = x[0] if isinstance(x, tuple) else x
         for i in range(first.shape[0]):  # type: ignore[union-attr]
             sample = E.sample(x, i)  # type: ignore[arg-type]
             if not chosen:
                 try:
-                    E.eval_term(term, params, sample, E.EXACT)
+                    E.eval_term(bound, params, sample, E.EXACT)
                     chosen.append(E.EXACT)
                 except NotExactError:
                     chosen.append(E.FLOAT)
-            want = E.eval_term(term, params, sample, chosen[0])
+            want = E.eval_term(bound, params, sample, chosen[0])
             worst = max(worst, E.max_abs_error(want, E.sample(got, i)))
         return worst
 
     return reference, EXACT_NAME
+
+
+def computes_in(ref: nn.Module, dtype: torch.dtype) -> torch.dtype | None:
+    """The floating dtype a ``Reference:`` module computes in whatever its input's dtype, when that is
+    less precise than ``dtype``; else None. A module declares it as its ``computes_in`` attribute
+    (``LlamaRMSNorm`` casts its input to float32). Against such a module the check uses that dtype's
+    tolerance, and compares ``dtype`` with the exact interpreter of ``Arch.eval`` as well."""
+    low = getattr(ref, "computes_in", None)
+    if not isinstance(low, torch.dtype) or not low.is_floating_point:
+        return None
+    return low if torch.finfo(low).eps > torch.finfo(dtype).eps else None
 
 
 def _pairs(
@@ -389,7 +403,14 @@ def _pairs(
         torch.manual_seed(seed)
         ref = build_module_reference(spec, cfg, dtype)
         load_module_reference_weights(layer, ref, spec, info)
-        out.append((layer, _tensor_error(_contained(spec, ref)), spec))
+        low = computes_in(ref, dtype)
+        if low is None:
+            out.append((layer, _tensor_error(_contained(spec, ref)), spec))
+        else:  # its tolerance is that of the dtype it computes in; the exact interpreter checks ``dtype``
+            reference = _tensor_error(_contained(spec, ref))
+            reference.tolerance_dtype = low  # type: ignore[attr-defined]
+            out.append((layer, reference, f"{spec} (computes in {str(low).removeprefix('torch.')})"))
+            out.append((layer, *exact_reference(term, layer)))
     if info.reference:
         if info.reference not in REFERENCES:
             raise BridgeError(f"{info.name}: no reference function {info.reference!r}")

@@ -112,7 +112,10 @@ def gpt2_attention(d_model: int, heads: int, *, dtype: torch.dtype = torch.float
 
 
 class LlamaRMSNormReference(nn.Module):
-    """``LlamaRMSNorm`` on the last axis, as the decoder layer calls it."""
+    """``LlamaRMSNorm`` on the last axis, as the decoder layer calls it. It computes in float32 whatever
+    the input's dtype (``computes_in``, read by ``pybridge check``)."""
+
+    computes_in = torch.float32
 
     def __init__(self, norm: nn.Module) -> None:
         super().__init__()
