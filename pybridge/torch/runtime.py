@@ -208,8 +208,7 @@ class CausalSoftmax(nn.Module):
     ``0`` and row ``i`` is the softmax of its entries ``j ≤ i``."""
 
     def forward(self, x):
-        n = x.shape[-1]
-        above = torch.ones(n, n, dtype=torch.bool, device=x.device).triu(1)
+        above = x.new_ones(x.shape[-2:], dtype=torch.bool).triu(1)  # traceable by torch.fx and export
         return torch.softmax(x.masked_fill(above, float("-inf")), dim=-1)
 
 
