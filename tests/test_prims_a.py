@@ -224,3 +224,37 @@ def test_gradcheck() -> None:
     _, rms = _rms(4, torch.float64)
     z = torch.randn(2, 3, 4, dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(rms, (z,))
+
+
+def test_run_time_dimensions_are_bound_from_the_input() -> None:
+    from pybridge.laws.checks import exact_reference
+    from pybridge.spec.shapes import TensorShape
+
+    term = T.Comp(f=T.RmsNorm(pre=("seq",), n=2, eps=EPS), g=T.CausalSoftmax(pre=(), n="seq"))
+    with pytest.raises(ShapeError):  # "seq" must be 2 for the composite to type-check
+        signature(term)
+    term = T.Comp(f=T.RmsNorm(pre=("seq",), n="seq", eps=EPS), g=T.CausalSoftmax(pre=(), n="seq"))
+    x = torch.randn(2, 3, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    assert E.runtime_dims_of(TensorShape(dims=("seq", "seq")), x) == {"seq": 3}
+    with pytest.raises(ShapeError, match="two sizes"):
+        E.runtime_dims_of(TensorShape(dims=("seq", "seq")), torch.zeros(1, 3, 4))
+    bound = E.bind_dims(term, {"seq": 3})
+    assert bound == T.Comp(f=T.RmsNorm(pre=(3,), n=3, eps=EPS), g=T.CausalSoftmax(pre=(), n=3))
+    # RmsNorm of width "seq" has a run-time-sized weight; build the module at seq = 3
+    module = compile_term(bound, dtype=torch.float64)
+    reference, name = exact_reference(term, module)
+    assert name == "exact interpreter of Arch.eval"
+    with torch.no_grad():
+        assert reference(x, module(x)) <= 1e-12
+        assert reference(x, module(x) + 1e-3) >= 1e-3  # the comparison can fail
+
+
+def test_computes_in() -> None:
+    from pybridge.laws.checks import computes_in
+
+    class Low(torch.nn.Module):
+        computes_in = torch.float32
+
+    assert computes_in(Low(), torch.float64) == torch.float32
+    assert computes_in(Low(), torch.float32) is None
+    assert computes_in(torch.nn.Identity(), torch.float64) is None
