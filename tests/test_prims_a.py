@@ -249,17 +249,6 @@ def test_run_time_dimensions_are_bound_from_the_input() -> None:
         assert reference(x, module(x) + 1e-3) >= 1e-3  # the comparison can fail
 
 
-def test_computes_in() -> None:
-    from pybridge.laws.checks import computes_in
-
-    class Low(torch.nn.Module):
-        computes_in = torch.float32
-
-    assert computes_in(Low(), torch.float64) == torch.float32
-    assert computes_in(Low(), torch.float32) is None
-    assert computes_in(torch.nn.Identity(), torch.float64) is None
-
-
 def test_torch_compile_full_graph() -> None:
     # both realisations compile without graph breaks (aot_eager), and give the same values
     term = T.Comp(f=T.RmsNorm(pre=(4,), n=4, eps=EPS), g=T.CausalSoftmax(pre=(), n=4))

@@ -121,9 +121,10 @@ def gpt2_attention(d_model: int, heads: int, *, dtype: torch.dtype = torch.float
 
 class LlamaRMSNormReference(nn.Module):
     """``LlamaRMSNorm`` on the last axis, as the decoder layer calls it. It computes in float32 whatever
-    the input's dtype (``computes_in``, read by ``pybridge check``)."""
+    the input's dtype, so it is faithful in float32 only: ``bridge_dtypes`` (read by ``pybridge
+    check``, which compares it in those dtypes only)."""
 
-    computes_in = torch.float32
+    bridge_dtypes = (torch.float32,)
 
     def __init__(self, norm: nn.Module) -> None:
         super().__init__()
