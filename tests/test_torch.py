@@ -13,6 +13,9 @@ from pybridge.torch.compiler import leaf_count
 from pybridge.zoo import info, instantiate, layer_names
 
 ZOO = layer_names()
+#: Layers whose transformers reference is faithful in float32 only (it declares bridge_dtypes): their
+#: float64 is checked against hand-written float64 references and Arch.eval in their own tests.
+FLOAT32_ONLY = {"rmsNorm": "LlamaRMSNorm casts its input to float32 (tests/test_references_hf.py)"}
 
 
 @pytest.mark.parametrize("name", ZOO)
@@ -20,7 +23,7 @@ def test_layer_matches_reference(name: str) -> None:
     """float64 ≤ 1e-10 and float32 ≤ 1e-5, over the example, smallest and odd parameter sets, batch 1
     and 3, sequence length 1 and 4 (the smallest attention config has one head)."""
     results = check_layer(name)
-    assert {r.dtype for r in results} == {"float64", "float32"}
+    assert {r.dtype for r in results} == ({"float32"} if name in FLOAT32_ONLY else {"float64", "float32"})
     assert {r.batch for r in results} == {1, 3}
     assert {r.config for r in results} == {"example", "minimal", "odd"}
     for r in results:

@@ -28,6 +28,7 @@ from pybridge.errors import BridgeError, CheckFailed, LeanParseError, NotExactEr
 from pybridge.laws.references import REFERENCES
 from pybridge.lean.catalogue import REFERENCE_SYNTAX, Catalogue, LayerInfo, catalogue_for
 from pybridge.spec.terms import Term
+from pybridge.spec.typing import signature
 from pybridge.torch import adapters, runtime
 from pybridge.torch.compiler import compile_term
 from pybridge.zoo import random_input
@@ -137,9 +138,13 @@ def call_counterpart(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
     return module(x)
 
 
-def leaf_pairs(module: nn.Module) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """The ``(weight, bias)`` pairs of a compiled layer, in the depth-first order of its Lean term."""
-    return [(leaf.weight.detach(), leaf.bias.detach()) for leaf in runtime._leaves(module)]
+def leaf_pairs(module: nn.Module) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
+    """The ``(weight, bias)`` pairs of a compiled layer, in the depth-first order of its Lean term
+    (``(weight, None)`` for an ``RmsNorm``, which has no bias)."""
+    return [
+        (leaf.weight.detach(), None if leaf.bias is None else leaf.bias.detach())
+        for leaf in runtime._leaves(module)
+    ]
 
 
 # --- configurations --------------------------------------------------------------------------------
@@ -370,16 +375,18 @@ def exact_reference(term: Term, ours: nn.Module) -> tuple[Reference, str]:
 
     def reference(x: object, got: torch.Tensor) -> float:
         worst = 0.0
+        # run-time dimensions (``seq``) take their sizes from this input
+        bound = E.bind_dims(term, E.runtime_dims_of(signature(term).dom, x))  # type: ignore[arg-type]
         first = x[0] if isinstance(x, tuple) else x
         for i in range(first.shape[0]):  # type: ignore[union-attr]
             sample = E.sample(x, i)  # type: ignore[arg-type]
             if not chosen:
                 try:
-                    E.eval_term(term, params, sample, E.EXACT)
+                    E.eval_term(bound, params, sample, E.EXACT)
                     chosen.append(E.EXACT)
                 except NotExactError:
                     chosen.append(E.FLOAT)
-            want = E.eval_term(term, params, sample, chosen[0])
+            want = E.eval_term(bound, params, sample, chosen[0])
             worst = max(worst, E.max_abs_error(want, E.sample(got, i)))
         return worst
 

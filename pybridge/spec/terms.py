@@ -228,6 +228,24 @@ class Copair(_Term):
     f: Term
 
 
+class CausalSoftmax(_Term):
+    """``Arch.causalSoftmax pre n``: on each ``[n, n]`` block, row ``i`` is the softmax of its entries
+    ``j ≤ i``, and ``0`` at ``j > i``."""
+
+    kind: Literal["causalSoftmax"] = "causalSoftmax"
+    pre: tuple[Dim, ...]
+    n: Dim
+
+
+class RmsNorm(_Term):
+    """``Arch.rmsNorm pre n eps``: ``x * inv (sqrt (mean (x²) + eps)) * γ`` over the last axis."""
+
+    kind: Literal["rmsNorm"] = "rmsNorm"
+    pre: tuple[Dim, ...]
+    n: Dim
+    eps: Const
+
+
 Term = Annotated[
     (
         Id
@@ -250,6 +268,8 @@ Term = Annotated[
         | MergeLast
         | Route
         | Copair
+        | CausalSoftmax
+        | RmsNorm
     ),
     Field(discriminator="kind"),
 ]
@@ -279,6 +299,8 @@ CONSTRUCTORS: dict[str, type[_Term]] = {
     "mergeLast": MergeLast,
     "route": Route,
     "copair": Copair,
+    "causalSoftmax": CausalSoftmax,
+    "rmsNorm": RmsNorm,
 }
 
 
