@@ -114,6 +114,14 @@ def realize(term: T.Term) -> Call:
             return Call(
                 "Copair", children=tuple(realize(f) for _ in range(n)), list_children=True, lean="copair"
             )
+        case T.Sdpa(k=k, causal=causal):
+            kk = _int(k, "the head width", term)
+            return Call(
+                "Sdpa",
+                args=(kk, causal),
+                source=(None, None),
+                lean="sdpa",
+            )
     raise ShapeError(f"cannot realise {term!r}")  # pragma: no cover - the union is closed
 
 

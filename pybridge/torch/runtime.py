@@ -7,6 +7,8 @@ tensors with a leading batch axis, or tuples of values (products); a value of a 
 CUDA, in any floating dtype, under autograd and ``torch.compile``.
 """
 
+import math
+
 import torch
 from torch import nn
 
@@ -200,6 +202,22 @@ class Copair(nn.Module):
     def forward(self, x):
         tag, value = x
         return _select([branch(value) for branch in self.branches], tag)
+
+
+class Sdpa(nn.Module):
+    """``Arch.sdpa heads seq k causal``: ``((Q, K), V) ↦ softmax(Q Kᵀ · (1/√k)) V`` per head, by
+    ``torch.nn.functional.scaled_dot_product_attention`` (``is_causal=causal``, ``scale=1/√k``)."""
+
+    def __init__(self, k, causal):
+        super().__init__()
+        self.scale = 1 / math.sqrt(k) if k else 0.0
+        self.causal = bool(causal)
+
+    def forward(self, x):
+        (q, k), v = x
+        return torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=self.causal, scale=self.scale
+        )
 
 
 def _leaves(module):
