@@ -192,6 +192,12 @@ def _select(outputs, tag):
     return stacked[tag, rows]
 
 
+def rows_where(mask, a, b):
+    """Row ``i`` (leading axis) of ``a`` where ``mask[i]``, else row ``i`` of ``b`` (the compile-friendly
+    ``copair``: no data-dependent sizes)."""
+    return torch.where(mask.reshape(tuple(mask.shape) + (1,) * (a.dim() - 1)), a, b)
+
+
 class Copair(nn.Module):
     """``Arch.copair k f``: ``k`` independently parametrised copies of ``f``; the tag picks one."""
 
