@@ -167,6 +167,14 @@ def register(app: typer.Typer) -> None:
         params: ParamOpt = None,
         force: Annotated[bool, typer.Option("--force", help="Replace an existing output file.")] = False,
         max_memory: MemOpt = None,
+        literal: Annotated[
+            bool,
+            typer.Option(
+                "--literal",
+                help="Emit the nested constructor tree (one module per Lean constructor, no rewrites) "
+                "instead of the optimised straight-line forward.",
+            ),
+        ] = False,
     ) -> None:
         """Emit a layer as a standalone PyTorch file (imports only torch and math)."""
         apply_max_memory(max_memory)
@@ -176,9 +184,10 @@ def register(app: typer.Typer) -> None:
 
         if out.suffix != ".py":
             raise UsageError(f"--out {out}: the output must be a .py file")
-        text = render_source(load_catalogue(), name, parse_params(params))
+        text = render_source(load_catalogue(), name, parse_params(params), literal=literal)
         write_atomic(out, text, force=force)
-        typer.echo(f"wrote {out} ({name}, {len(text.splitlines())} lines)")
+        form = "literal constructor tree" if literal else "straight-line"
+        typer.echo(f"wrote {out} ({name}, {form}, {len(text.splitlines())} lines)")
 
     @app.command("check")
     @user_errors

@@ -12,6 +12,9 @@ import math
 import torch
 from torch import nn
 
+#: ``torch.nn.functional``, as the straight-line realisation writes it.
+F = torch.nn.functional
+
 
 class Id(nn.Module):
     """``Arch.id``."""
@@ -221,9 +224,7 @@ class Sdpa(nn.Module):
 
     def forward(self, x):
         (q, k), v = x
-        return torch.nn.functional.scaled_dot_product_attention(
-            q, k, v, is_causal=self.causal, scale=self.scale
-        )
+        return F.scaled_dot_product_attention(q, k, v, is_causal=self.causal, scale=self.scale)
 
 
 def _leaves(module):
