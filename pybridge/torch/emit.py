@@ -6,9 +6,9 @@ module per Lean constructor), the adapter for the layer's PyTorch counterpart wh
 realisation of :mod:`pybridge.torch.straight` (the same source that
 :func:`pybridge.torch.compile_term` executes in process), and ``LEAN_REWRITES`` lists the Lean laws it
 applies; with ``literal=True`` (``pybridge emit --literal``) ``Layer.__init__`` builds the nested tree
-of runtime modules, one per constructor, as ``compile_term(..., literal=True)``. Provenance constants name the Lean declaration, the SHA-256 of its
-source, and whether a Lean toolchain verified that source (``LEAN_VERIFIED``, from
-``verification.json``; never assumed).
+of runtime modules, one per constructor, as ``compile_term(..., literal=True)``. Provenance constants
+name the Lean declaration, the SHA-256 of its source, and whether a Lean toolchain verified that
+source (``LEAN_VERIFIED``, from ``verification.json``; never assumed).
 """
 
 from __future__ import annotations
@@ -105,10 +105,9 @@ def counterpart_adapter(pytorch: str | None) -> str | None:
 def render_source(cat: Catalogue, name: str, params: dict[str, int], *, literal: bool = False) -> str:
     """The text of the emitted file for layer ``name`` with ``params`` (straight-line and optimised, or
     the literal constructor tree when ``literal``)."""
+    from pybridge import budget
     from pybridge.torch.optimize import declared_theorems
     from pybridge.torch.straight import class_source, program
-
-    from pybridge import budget
 
     info = cat.layer(name)
     term, sig = cat.instantiate(name, params)

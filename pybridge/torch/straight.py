@@ -14,6 +14,8 @@ a transposed tensor copies once, as in ``nn.MultiheadAttention``. ``sdpa`` is on
 sorted by tag, branch ``i`` applied only to its rows, the permutation undone; under ``torch.compile``
 (``torch.compiler.is_compiling()``) it runs the compile-friendly form instead, every branch on every
 row and each row's branch selected by a mask (data-dependent sizes would break ``fullgraph=True``).
+Without that lemma declared in ``Formal/`` only the masked form is emitted (it is the literal
+semantics of ``runtime.Copair``, not a rewrite).
 A constructor without a template here (:data:`TEMPLATES`) is realised by its runtime module, called
 as one line (``self.mN(...)``), so constructors added elsewhere keep working.
 
@@ -37,7 +39,7 @@ from pybridge.spec.shapes import CoprodShape, ProdShape, Shape
 from pybridge.spec.typing import signature
 from pybridge.torch import runtime
 from pybridge.torch.compiler import _const, _int, realize
-from pybridge.torch.optimize import COPAIR_DISPATCH, optimise
+from pybridge.torch.optimize import COPAIR_DISPATCH, declared_theorems, optimise
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,7 @@ Template = Callable[["_Gen", T.Term, str, Val], Val]
 
 
 class _Gen:
-    def __init__(self, lemmas: frozenset[str] | None) -> None:
+    def __init__(self, lemmas: frozenset[str]) -> None:
         self.prog = Program()
         self.fresh = count()
         self.modules: dict[str, str] = {}
@@ -282,25 +284,31 @@ def _copair(g: _Gen, t: T.Term, p: str, x: Val) -> Val:
     if not isinstance(x, Tagged):
         raise ShapeError("copair expects a tagged value")  # pragma: no cover - typing rules out
     k = _int(t.k, "the number of branches", t)
-    g.prog.rewrites.append((COPAIR_DISPATCH.lemma, p))
+    dispatch = COPAIR_DISPATCH.lemma in g.lemmas
     tag, inputs = x.tag, _leaves_of(x.value)
-    # The result variables, assigned by both forms.
-    outputs: list[str] | None = None
     shape_val: Val | None = None
 
     def branch(i: int, value: Val) -> Val:
         return g.run(t.f, f"{_join(p, 'f')}[{i}]", value)
 
-    g.line("if torch.compiler.is_compiling():  # compile-friendly copair: every branch on every row, masked")
-    g.depth += 1
-    results = [_leaves_of(branch(i, x.value)) for i in range(k)]
-    outputs = [g.var() for _ in results[0]]
+    # The masked form is the literal semantics (every branch on every row, each row's branch
+    # selected, as runtime.Copair); it is the whole realisation when copair_dispatch is not declared.
+    if dispatch:
+        g.line("if torch.compiler.is_compiling():  # compile-friendly copair: every branch on every row")
+        g.depth += 1
+    results = [branch(i, x.value) for i in range(k)]
+    shape_val = results[0]
+    leaves = [_leaves_of(r) for r in results]
+    outputs = [g.var() for _ in leaves[0]]
     for j, out in enumerate(outputs):
-        expr = results[0][j]
+        expr = leaves[0][j]
         for i in range(1, k):
-            expr = f"rows_where({tag} == {i}, {results[i][j]}, {expr})"
-        g.line(f"{out} = {expr}  # copair @ {p}")
+            expr = f"rows_where({tag} == {i}, {leaves[i][j]}, {expr})"
+        g.line(f"{out} = {expr}  # copair @ {p}: row r from branch tag[r]")
+    if not dispatch:
+        return _rebuild(shape_val, outputs)
     g.depth -= 1
+    g.prog.rewrites.append((COPAIR_DISPATCH.lemma, p))
     g.line(f"else:  # copair by dispatch ({COPAIR_DISPATCH.lemma}): branch i runs on its rows only")
     g.depth += 1
     order, sizes = g.var(), g.var()
@@ -314,16 +322,13 @@ def _copair(g: _Gen, t: T.Term, p: str, x: Val) -> Val:
     branch_results = []
     for i in range(k):
         value = _rebuild(x.value, [f"{s}[{i}]" for s in parts])
-        out = branch(i, value)
-        shape_val = out
-        branch_results.append(_leaves_of(out))
+        branch_results.append(_leaves_of(branch(i, value)))
     inverse = g.var()
     g.line(f"{inverse} = torch.argsort({order})  # undo the permutation")
     for j, out_name in enumerate(outputs):
         pieces = ", ".join(r[j] for r in branch_results)
         g.line(f"{out_name} = torch.cat([{pieces}]).index_select(0, {inverse})")
     g.depth -= 1
-    assert shape_val is not None
     return _rebuild(shape_val, outputs)
 
 
@@ -359,8 +364,9 @@ TEMPLATES: dict[type, Template] = {
 def program(term: T.Term, lemmas: frozenset[str] | None = None) -> Program:
     """Optimise ``term`` (rewrites whose lemmas are in ``lemmas``; default: those declared in
     ``Formal/``) and lay it out as straight-line code."""
-    opt = optimise(term, lemmas)
-    gen = _Gen(lemmas)
+    known = declared_theorems() if lemmas is None else frozenset(lemmas)
+    opt = optimise(term, known)
+    gen = _Gen(known)
     gen.prog.rewrites.extend(opt.applied)
     dom = signature(opt.term).dom
     x = gen.unpack("x", dom)
