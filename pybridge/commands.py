@@ -299,7 +299,12 @@ def register(app: typer.Typer) -> None:
         for name in layer_names():
             require_check_memory(name, None)
             results = check_layer(name)
-            worst = max(results, key=lambda r: r.max_abs_error / r.tolerance)
+            worst = max(
+                results,
+                key=lambda r: (
+                    r.max_abs_error / r.tolerance if r.tolerance else (0.0 if r.max_abs_error == 0 else 1e300)
+                ),
+            )
             ref = worst.reference.split("(")[0]
             typer.echo(
                 f"{name:13} {sum(r.passed for r in results):3}/{len(results)} within tolerance "
