@@ -5,6 +5,8 @@ import Formal.Network.Shape
 import Formal.Network.Arch
 import Formal.Network.Laws
 import Formal.Network.Derived
+import Formal.Network.Rewrites
+import Formal.Network.Batch
 
 -- The Zoo: the single catalogue of emitted layers
 import Formal.Zoo.MLP
@@ -13,6 +15,12 @@ import Formal.Zoo.EncoderBlock
 import Formal.Zoo.GLU
 import Formal.Zoo.HyperLinear
 import Formal.Zoo.MoE
+import Formal.Zoo.CausalAttention
+import Formal.Zoo.RMSNorm
+import Formal.Zoo.SwiGLU
+import Formal.Zoo.Rotary
+import Formal.Zoo.GQA
+import Formal.Zoo.Llama
 
 -- IMPORTS: categorical core (Formal/Category, Formal/Fam, Formal/Para)
 import Formal.Category.ChosenProducts
