@@ -372,7 +372,7 @@ def swap(a: int, b: int, y: Value) -> Value:
 
 
 def _causal_rows(ops: ScalarOps, n: int, v: Value) -> Value:
-    """Causal softmax of an ``[n, n]`` block, as ``Kernel.causalSoftmax`` (the shared specification):
+    """Causal softmax of an ``[n, n]`` block, as ``Kernel.causalSoftmax`` (``Formal/Network/Tensor.lean``):
     ``out i j = if j ≤ i then exp (v i j) * inv (Σ_{j' < n} (if j' ≤ i then exp (v i j') else 0))
     else 0``, the sum being ``Scalar.sum n`` (left fold from ``zero``)."""
 
@@ -384,9 +384,10 @@ def _causal_rows(ops: ScalarOps, n: int, v: Value) -> Value:
 
 
 def sdpa_head(ops: ScalarOps, seq: int, k: int, causal: bool, q: Value, key: Value, v: Value) -> Value:
-    """One head of ``Arch.sdpa``, in the order of the left side of ``Formal.Arch.attnCore_eq_sdpa``:
-    ``matmul Q (swap K)``, then ``scale (invSqrt k)``, then ``softmax`` (``causalSoftmax`` rows when
-    ``causal``) on each row, then ``matmul`` with ``V``."""
+    """One head of ``Kernel.sdpa`` (the ``Arch.sdpa`` clause of ``eval``): ``Kernel.attnScores``
+    (``matmul Q (swap K)``, then each entry multiplied on the left by ``inv (sqrt (ofNat k))``), then
+    ``Kernel.causalSoftmax`` on the block when ``causal``, else ``Kernel.softmax`` on each row, then
+    ``Kernel.matmul`` with ``V``."""
     scores = matmul(ops, seq, k, [seq], q, swap(seq, k, key))
     c = const_denote(ops, T.InvSqrt(n=k))
     scaled = [[ops.mul(c, a) for a in row] for row in scores]

@@ -11,7 +11,8 @@ sides of a ``≫`` or ``⊗``, ``f`` the body of a ``copair``; ``·`` is the roo
 
 The rewrites (:data:`REWRITES`):
 
-* ``Formal.Arch.eval_comp_assoc`` (strict: the realisation is the same sequence of operations):
+* ``Formal.Arch.eval_comp_assoc_symm`` (``eval_comp_assoc`` read right to left; strict: the
+  realisation is the same sequence of operations):
   ``X ≫ (M ≫ R)`` becomes ``(X ≫ M) ≫ R`` where ``X ≫ M`` is an attention core, so that the next
   rewrite has its left side;
 * ``Formal.Arch.attnCore_eq_sdpa`` (lax): ``(attnWeights seq heads k ⊗ id) ≫ matmul [heads] seq seq [k]``
@@ -54,9 +55,10 @@ class Rewrite:
 
 
 ASSOC = Rewrite(
-    "Formal.Arch.eval_comp_assoc",
+    "Formal.Arch.eval_comp_assoc_symm",
     "strict",
-    "X ≫ (M ≫ R) = (X ≫ M) ≫ R (parameters ((p, q), r) ↦ (p, (q, r)), same leaf order)",
+    "X ≫ (M ≫ R) = (X ≫ M) ≫ R (eval_comp_assoc read right to left; parameters (p, (q, r)) ↦ "
+    "((p, q), r), same leaf order)",
 )
 ATTN_CORE = Rewrite(
     "Formal.Arch.attnCore_eq_sdpa",
