@@ -9,6 +9,7 @@ from pybridge.errors import ShapeError
 from pybridge.spec import (
     CONSTRUCTORS,
     Add,
+    CausalSoftmax,
     Comp,
     Copair,
     CoprodShape,
@@ -25,6 +26,7 @@ from pybridge.spec import (
     ProdShape,
     Rat,
     ReLU,
+    RmsNorm,
     Route,
     Scale,
     Sigmoid,
@@ -64,6 +66,9 @@ CASES = [
     (MergeLast(pre=(5,), a=2, b=4), t(5, 2, 4), t(5, 8)),
     (Route(k=3, s=t(4)), ProdShape(a=t(3), b=t(4)), CoprodShape(k=3, a=t(4))),
     (Copair(k=3, f=Linear(pre=(), m=4, n=2)), CoprodShape(k=3, a=t(4)), t(2)),
+    (CausalSoftmax(pre=(2,), n=5), t(2, 5, 5), t(2, 5, 5)),
+    (CausalSoftmax(pre=(), n="seq"), t("seq", "seq"), t("seq", "seq")),
+    (RmsNorm(pre=("seq",), n=8, eps=Rat(num=1, den=1000000)), t("seq", 8), t("seq", 8)),
 ]
 
 
@@ -74,7 +79,7 @@ def test_constructor_signatures(term: Term, dom: object, cod: object) -> None:
 
 
 def test_every_lean_constructor_is_covered() -> None:
-    # the 20 constructors of `inductive Arch`, in order
+    # the constructors of `inductive Arch`, in order (20, then this round's appended ones)
     assert list(CONSTRUCTORS) == [
         "id",
         "comp",
@@ -96,6 +101,8 @@ def test_every_lean_constructor_is_covered() -> None:
         "mergeLast",
         "route",
         "copair",
+        "causalSoftmax",
+        "rmsNorm",
     ]
     covered = {case[0].kind for case in CASES} | {"comp", "par"}
     assert covered == set(CONSTRUCTORS)

@@ -228,6 +228,24 @@ class Copair(_Term):
     f: Term
 
 
+class CausalSoftmax(_Term):
+    """``Arch.causalSoftmax pre n``: on each ``[n, n]`` block, row ``i`` is the softmax of its entries
+    ``j ≤ i``, and ``0`` at ``j > i``."""
+
+    kind: Literal["causalSoftmax"] = "causalSoftmax"
+    pre: tuple[Dim, ...]
+    n: Dim
+
+
+class RmsNorm(_Term):
+    """``Arch.rmsNorm pre n eps``: ``x * inv (sqrt (mean (x²) + eps)) * γ`` over the last axis."""
+
+    kind: Literal["rmsNorm"] = "rmsNorm"
+    pre: tuple[Dim, ...]
+    n: Dim
+    eps: Const
+
+
 class Sdpa(_Term):
     """``Arch.sdpa heads seq k causal``: fused attention ``((Q, K), V) ↦ softmax(Q Kᵀ · (1/√k)) V`` per
     head (causal-softmax rows when ``causal``), on ``[heads, seq, k]`` tensors. The optimiser
@@ -262,6 +280,8 @@ Term = Annotated[
         | MergeLast
         | Route
         | Copair
+        | CausalSoftmax
+        | RmsNorm
         | Sdpa
     ),
     Field(discriminator="kind"),
@@ -292,6 +312,8 @@ CONSTRUCTORS: dict[str, type[_Term]] = {
     "mergeLast": MergeLast,
     "route": Route,
     "copair": Copair,
+    "causalSoftmax": CausalSoftmax,
+    "rmsNorm": RmsNorm,
     "sdpa": Sdpa,
 }
 

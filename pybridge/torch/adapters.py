@@ -1,7 +1,8 @@
 """Weights from PyTorch's own modules, in the depth-first leaf order of the Lean terms.
 
 Each adapter takes a PyTorch module and returns the ``(weight, bias)`` pairs of the corresponding Zoo
-layer's ``Linear``/``LayerNorm`` leaves, in the order in which they occur in the Lean term. It checks the
+layer's ``Linear``/``LayerNorm``/``RmsNorm`` leaves (an ``RmsNorm``'s pair is ``(weight, None)``), in the
+order in which they occur in the Lean term. It checks the
 configuration it relies on and raises ``ValueError`` otherwise. This module imports only ``torch``:
 the emitter copies the adapter a layer needs into the emitted file, for ``Layer.from_torch``.
 """
@@ -21,7 +22,8 @@ def _norm(m):
 
 
 def from_sequential(module):
-    """``nn.Sequential`` of ``Linear``/``ReLU``/``GLU``: one pair per ``Linear``; a ``GLU(dim=-1)`` after a
+    """``nn.Sequential`` of ``Linear``/``ReLU``/``GLU``/``LayerNorm``: one pair per ``Linear`` and per
+    ``LayerNorm`` (its ``(weight, bias)``, the ``(γ, β)`` of ``Arch.layerNorm``); a ``GLU(dim=-1)`` after a
     ``Linear`` splits it into its value half and its gate half (the two linear maps of ``Zoo.glu``)."""
     if not isinstance(module, nn.Sequential):
         raise ValueError(f"expected torch.nn.Sequential, got {type(module).__name__}")
@@ -37,6 +39,10 @@ def from_sequential(module):
             w, b = pairs.pop()
             (wa, wg), (ba, bg) = w.chunk(2, dim=0), b.chunk(2, dim=0)
             pairs.extend([(wa, ba), (wg, bg)])
+        elif isinstance(child, nn.LayerNorm):
+            if len(child.normalized_shape) != 1:
+                raise ValueError("LayerNorm must normalise the last axis only (Arch.layerNorm pre n eps)")
+            pairs.append(_norm(child))
         elif isinstance(child, nn.ReLU):
             continue
         else:
@@ -83,9 +89,66 @@ def from_transformer_encoder_layer(module):
     ]
 
 
+def _expect_class(module, name):
+    # transformers is not imported here (emitted files import only torch): compare class names
+    if type(module).__name__ != name:
+        raise ValueError(f"expected transformers' {name}, got {type(module).__name__}")
+
+
+def _linear_or_zero_bias(m):
+    """An ``nn.Linear``'s pair; without a bias, a zero bias (``Arch.linear`` is affine)."""
+    w = m.weight.detach()
+    b = m.bias.detach() if m.bias is not None else torch.zeros(w.shape[0], dtype=w.dtype, device=w.device)
+    return (w, b)
+
+
+def from_gpt2_attention(module):
+    """transformers' ``GPT2Attention`` (self-attention, ``scale_attn_weights=True``, no layer-index
+    scaling, no reordered upcast): its ``Conv1D`` ``c_attn`` (weight ``[in, 3 * out]``, columns
+    q | k | v) split into the queries', keys' and values' ``[out, in]`` pairs, then ``c_proj``
+    transposed. The module itself applies no causal mask: the ``GPT2Model`` around it passes one."""
+    _expect_class(module, "GPT2Attention")
+    if module.is_cross_attention:
+        raise ValueError("GPT2Attention must be self-attention (is_cross_attention=False)")
+    if not module.scale_attn_weights or module.scale_attn_by_inverse_layer_idx:
+        raise ValueError(
+            "GPT2Attention must scale the scores by 1/sqrt(head_dim) only "
+            "(scale_attn_weights=True, scale_attn_by_inverse_layer_idx=False)"
+        )
+    if module.reorder_and_upcast_attn:
+        raise ValueError("GPT2Attention must have reorder_and_upcast_attn=False (it computes in float32)")
+    if module.training and module.attn_dropout.p > 0:
+        raise ValueError("GPT2Attention must have attn_pdrop=0.0 (or be in eval mode)")
+    d = module.embed_dim
+    w = module.c_attn.weight.detach()
+    b = module.c_attn.bias.detach()
+    pairs = [(w[:, i * d : (i + 1) * d].t(), b[i * d : (i + 1) * d]) for i in range(3)]
+    pairs.append((module.c_proj.weight.detach().t(), module.c_proj.bias.detach()))
+    return pairs
+
+
+def from_llama_rms_norm(module):
+    """transformers' ``LlamaRMSNorm``: its scale, as the pair ``(weight, None)`` (no bias)."""
+    _expect_class(module, "LlamaRMSNorm")
+    return [(module.weight.detach(), None)]
+
+
+def from_llama_mlp(module):
+    """transformers' ``LlamaMLP`` with the SiLU activation: ``gate_proj``, ``up_proj``, ``down_proj``;
+    each bias is zero where the module has none (``mlp_bias=False``, Llama's default)."""
+    _expect_class(module, "LlamaMLP")
+    if type(module.act_fn).__name__ not in ("SiLUActivation", "SiLU"):
+        raise ValueError(f"LlamaMLP must use the SiLU activation, got {type(module.act_fn).__name__}")
+    return [_linear_or_zero_bias(module.gate_proj), _linear_or_zero_bias(module.up_proj),
+            _linear_or_zero_bias(module.down_proj)]
+
+
 #: Counterpart class name (as in the ``PyTorch:`` line) → adapter function name.
 ADAPTERS = {
     "Sequential": "from_sequential",
     "MultiheadAttention": "from_multihead_attention",
     "TransformerEncoderLayer": "from_transformer_encoder_layer",
+    "GPT2Attention": "from_gpt2_attention",
+    "LlamaRMSNorm": "from_llama_rms_norm",
+    "LlamaMLP": "from_llama_mlp",
 }

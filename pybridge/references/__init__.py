@@ -1,0 +1,1 @@
+"""References for the Zoo layers' ``Reference:`` lines: functions returning the counterpart module."""
