@@ -159,8 +159,12 @@ def test_straight_line_equals_literal_with_the_same_pairs(name: str) -> None:
 def test_forward_is_flat_and_commented() -> None:
     term, _ = _instance("attention")
     prog = straight.program(term, ALL_LEMMAS)
-    body = [line.strip() for line in prog.body]
+    lines = [line.strip() for line in prog.body]
+    body = [line for line in lines if not line.startswith("del ")]
     assert all(re.fullmatch(r"v\d+ = .+  # \w+ @ [\w.\[\]·]+", line) for line in body), body
+    # each intermediate is released after its last use (the result v12 is returned)
+    freed = [v for line in lines if line.startswith("del ") for v in line[4:].split(", ")]
+    assert sorted(freed, key=lambda v: int(v[1:])) == [f"v{i}" for i in range(12)]
     assert not any("contiguous" in line or "clone" in line or "self.m" in line for line in body)
     assert sum("F.scaled_dot_product_attention(" in line for line in body) == 1
     assert sum(".transpose(" in line for line in body) == 4  # three splits, one merge; K^T is fused

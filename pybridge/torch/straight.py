@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import linecache
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count
@@ -371,7 +372,43 @@ def program(term: T.Term, lemmas: frozenset[str] | None = None) -> Program:
     dom = signature(opt.term).dom
     x = gen.unpack("x", dom)
     gen.prog.result = render_val(gen.run(opt.term, "·", x))
+    gen.prog.body = _free_dead(gen.prog.body, gen.prog.result)
     return gen.prog
+
+
+_VAR = re.compile(r"\bv\d+\b")
+
+
+def _free_dead(body: list[str], result: str) -> list[str]:
+    """Insert ``del`` after the last use of each intermediate variable assigned at the top level of
+    ``forward``, so that a tensor is released as soon as nothing needs it (as in the nested modules,
+    whose temporaries die with each call). A ``copair``'s ``if``/``else`` block counts as one statement;
+    variables assigned inside it are left alone (each arm has its own)."""
+    groups: list[list[str]] = []
+    for line in body:
+        top = line.startswith("        ") and not line.startswith("         ")
+        if top and not line.strip().startswith("else:"):
+            groups.append([line])
+        else:
+            groups[-1].append(line)
+    defined: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for i, group in enumerate(groups):
+        for line in group:
+            code = line.split("#", 1)[0]
+            for name in _VAR.findall(code):
+                last[name] = i
+        if len(group) == 1 and " = " in group[0]:
+            for name in _VAR.findall(group[0].split(" = ", 1)[0]):
+                defined.setdefault(name, i)
+    keep = set(_VAR.findall(result))
+    out: list[str] = []
+    for i, group in enumerate(groups):
+        out.extend(group)
+        dead = sorted((n for n in defined if last[n] == i and n not in keep), key=lambda n: int(n[1:]))
+        if dead:
+            out.append(f"        del {', '.join(dead)}")
+    return out
 
 
 def class_source(prog: Program, doc: str = "The layer's Lean term as straight-line PyTorch.") -> str:
