@@ -291,3 +291,25 @@ def test_optimised_layer_compiles_fullgraph(name: str) -> None:
     x = random_input(sig.dom, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(6))
     with torch.no_grad():
         assert (compiled(x) - module(x)).abs().max().item() <= 1e-10
+
+
+def test_the_reader_accepts_sdpa_with_a_bool(tmp_path: Path) -> None:
+    """``Arch.sdpa`` is not written in the Zoo, but the reader reads it (its ``causal`` is a Bool)."""
+    from tests.test_hostile import repo_copy
+
+    root = repo_copy(tmp_path)
+    x = "(.tensor [h, 3, 4])"
+    defs = "".join(
+        f"/-- Fused attention.\n\nPyTorch: none\n\nExample: `h=2` -/\n"
+        f"def att{flag} (h : Nat) : Arch (.prod (.prod {x} {x}) {x}) {x} :=\n  Arch.sdpa h 3 4 {flag}\n\n"
+        for flag in ("true", "false")
+    )
+    (root / "Formal/Zoo/Fused.lean").write_text(
+        "import Formal.Network.Arch\n\n/-! A test layer. -/\n\nnamespace Formal.Zoo\n\n"
+        f"open scoped Formal.Arch\n\n{defs}end Formal.Zoo\n",
+        encoding="utf-8",
+    )
+    cat = load_catalogue(root)
+    for flag in (True, False):
+        term, _ = cat.instantiate(f"att{str(flag).lower()}", {"h": 2})
+        assert term == T.Sdpa(heads=2, seq=3, k=4, causal=flag)
