@@ -60,8 +60,8 @@ def apply_max_memory(text: str | None) -> None:
 
 def require_check_memory(name: str, params: dict[str, int] | None) -> None:
     """Stop with exit 14 before ``check_layer(name, params)`` when one of its configurations would
-    exceed the memory limit (it runs float64 at batch ≤ 3 and run-time sizes ≤ 4, our layer and its
-    reference)."""
+    exceed the memory limit (it runs float64 at batch ≤ 3 and run-time sizes ≤ 4, our layer in both
+    realisations and its reference)."""
     from pybridge import budget, zoo
     from pybridge.laws.checks import configurations
 
@@ -69,7 +69,7 @@ def require_check_memory(name: str, params: dict[str, int] | None) -> None:
     for cfg in configs.values():
         term, _ = zoo.instantiate(name, cfg)
         dims = {d: 4 for d in zoo.info(name).runtime_dims} | cfg
-        budget.require(budget.estimate(term, dims=dims, batch=3, dtype_bytes=8, copies=2), f"checking {name}")
+        budget.require(budget.estimate(term, dims=dims, batch=3, dtype_bytes=8, copies=3), f"checking {name}")
 
 
 def _counterpart_text(layer: object) -> str:
@@ -239,6 +239,14 @@ def register(app: typer.Typer) -> None:
         params: ParamOpt = None,
         force: Annotated[bool, typer.Option("--force", help="Replace an existing output file.")] = False,
         max_memory: MemOpt = None,
+        literal: Annotated[
+            bool,
+            typer.Option(
+                "--literal",
+                help="Emit the nested constructor tree (one module per Lean constructor, no rewrites) "
+                "instead of the optimised straight-line forward.",
+            ),
+        ] = False,
     ) -> None:
         """Emit a layer as a standalone PyTorch file (imports only torch and math). NAME: a Zoo layer or
         path/File.lean:NAME."""
@@ -251,9 +259,10 @@ def register(app: typer.Typer) -> None:
         from pybridge.lean.catalogue import catalogue_for
 
         cat, short = catalogue_for(name)
-        text = render_source(cat, short, parse_params(params))
+        text = render_source(cat, short, parse_params(params), literal=literal)
         write_atomic(out, text, force=force)
-        typer.echo(f"wrote {out} ({name}, {len(text.splitlines())} lines)")
+        form = "literal constructor tree" if literal else "straight-line"
+        typer.echo(f"wrote {out} ({name}, {form}, {len(text.splitlines())} lines)")
 
     @app.command("check")
     @user_errors
@@ -272,21 +281,33 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps([{**r.__dict__, "passed": r.passed} for r in results], indent=2))
         else:
+            cross = "optimised vs literal"  # those rows compare the two realisations, not a reference
+            refs = list(dict.fromkeys(r.reference for r in results if r.realisation != cross))
+            several = len(refs) > 1  # then a column says which reference each row compares with
             rows = [
                 [
                     r.config,
+                    r.realisation,
                     " ".join(f"{k}={v}" for k, v in r.params.items()),
                     r.dtype,
                     str(r.batch),
                     "-" if r.seq is None else str(r.seq),
+                    *(
+                        [str(refs.index(r.reference) + 1) if r.realisation != cross else "-"]
+                        if several
+                        else []
+                    ),
                     f"{r.max_abs_error:.2e}",
                     f"{r.tolerance:.0e}",
                     "ok" if r.passed else "FAIL",
                 ]
                 for r in results
             ]
-            refs = list(dict.fromkeys(r.reference for r in results))
-            typer.echo(f"{name} vs {'; '.join(refs) or '?'} (max abs error, lax equality)")
+            listed = "; ".join(f"[{i}] {ref}" if several else ref for i, ref in enumerate(refs, 1))
+            typer.echo(
+                f"{name} vs {listed or '?'} (max abs error, lax equality); both realisations, "
+                "optimised and literal, each against the reference and against each other"
+            )
             run_dtypes = [str(d).removeprefix("torch.") for d in DTYPES]
             for ref in refs:
                 ref_dtypes = [
@@ -301,7 +322,16 @@ def register(app: typer.Typer) -> None:
                     f"{name} has no PyTorch: or Reference: counterpart: checked against the exact "
                     "interpreter of Arch.eval only (pybridge/laws/exact.py)"
                 )
-            typer.echo(_table(rows, ["config", "parameters", "dtype", "batch", "seq", "error", "tol", ""]))
+            header = [
+                "config",
+                "realisation",
+                "parameters",
+                "dtype",
+                "batch",
+                "seq",
+                *(["ref"] if several else []),
+            ]
+            typer.echo(_table(rows, [*header, "error", "tol", ""]))
             typer.echo(f"{len(results) - len(failed)} passed, {len(failed)} failed")
         if failed:
             raise CheckFailed(f"{name}: {len(failed)} of {len(results)} checks exceed their tolerance")
@@ -372,7 +402,12 @@ def register(app: typer.Typer) -> None:
         for name in layer_names():
             require_check_memory(name, None)
             results = check_layer(name)
-            worst = max(results, key=lambda r: r.max_abs_error / r.tolerance)
+            worst = max(
+                results,
+                key=lambda r: (
+                    r.max_abs_error / r.tolerance if r.tolerance else (0.0 if r.max_abs_error == 0 else 1e300)
+                ),
+            )
             ref = worst.reference.split("(")[0]
             typer.echo(
                 f"{name:13} {sum(r.passed for r in results):3}/{len(results)} within tolerance "

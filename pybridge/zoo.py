@@ -70,11 +70,15 @@ def build_example(
     seed: int = 0,
     dtype: torch.dtype = torch.float64,
 ) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
-    """A compiled layer (seeded random weights, eval mode) and a seeded example input batch."""
+    """A compiled layer (seeded random weights, eval mode) and a seeded example input batch.
+
+    The layer is the literal realisation (one module per Lean constructor, no rewrites): the model
+    commands (``fragment``, ``site``) that take it as a target analyse the Lean term's own operations,
+    and its ``copair`` has no data-dependent sizes for tracing."""
     merged = example_params(name, params)
     term, sig = instantiate(name, merged)
     torch.manual_seed(seed)
-    module = compile_term(term, dtype=dtype).eval()
+    module = compile_term(term, dtype=dtype, literal=True).eval()
     gen = torch.Generator().manual_seed(seed)
     x = random_input(sig.dom, batch, dtype=dtype, generator=gen, dims=merged)
     return module, (x if isinstance(x, tuple) else (x,))

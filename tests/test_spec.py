@@ -29,6 +29,7 @@ from pybridge.spec import (
     RmsNorm,
     Route,
     Scale,
+    Sdpa,
     Sigmoid,
     Snd,
     Softmax,
@@ -69,6 +70,11 @@ CASES = [
     (CausalSoftmax(pre=(2,), n=5), t(2, 5, 5), t(2, 5, 5)),
     (CausalSoftmax(pre=(), n="seq"), t("seq", "seq"), t("seq", "seq")),
     (RmsNorm(pre=("seq",), n=8, eps=Rat(num=1, den=1000000)), t("seq", 8), t("seq", 8)),
+    (
+        Sdpa(heads=2, seq="seq", k=4, causal=True),
+        ProdShape(a=ProdShape(a=t(2, "seq", 4), b=t(2, "seq", 4)), b=t(2, "seq", 4)),
+        t(2, "seq", 4),
+    ),
 ]
 
 
@@ -103,6 +109,7 @@ def test_every_lean_constructor_is_covered() -> None:
         "copair",
         "causalSoftmax",
         "rmsNorm",
+        "sdpa",
     ]
     covered = {case[0].kind for case in CASES} | {"comp", "par"}
     assert covered == set(CONSTRUCTORS)

@@ -31,6 +31,7 @@ from pybridge.spec.terms import Term
 from pybridge.spec.typing import signature
 from pybridge.torch import adapters, runtime
 from pybridge.torch.compiler import compile_term
+from pybridge.torch.optimize import LAX_TOLERANCE, REWRITES
 from pybridge.zoo import random_input
 
 #: Maximal absolute error allowed between a layer and its reference, per dtype.
@@ -55,6 +56,10 @@ class CheckResult:
     reference: str
     max_abs_error: float
     tolerance: float
+    #: Which realisation was compared: ``optimised`` (straight-line, rewritten; the default of
+    #: ``compile_term``) or ``literal`` (the constructor tree), each against the reference, or
+    #: ``optimised vs literal`` (the two against each other; ``reference`` then says ``literal``).
+    realisation: str = "optimised"
 
     @property
     def passed(self) -> bool:
@@ -191,7 +196,12 @@ def check_layer(
     """Compare layer ``name`` with its reference over parameter sets, dtypes, batch sizes and sequence
     lengths. ``params`` replaces the default :func:`configurations` with one set. ``name`` is a Zoo
     layer or ``path/File.lean:NAME``. Every counterpart the docstring names is checked; a layer with
-    none is checked against the exact interpreter of ``Arch.eval``."""
+    none is checked against the exact interpreter of ``Arch.eval``.
+
+    Both realisations are checked, with the same weights: the optimised straight-line one
+    (``compile_term``'s default) and the literal constructor tree, each against every reference, and
+    against each other: bit-identical (tolerance 0) when every law applied is strict, within
+    :data:`~pybridge.torch.optimize.LAX_TOLERANCE` when one is lax."""
     cat, short = catalogue_for(name)
     info = cat.layer(short)
     configs = {"given": params} if params is not None else configurations(short, cat)
@@ -199,27 +209,37 @@ def check_layer(
     for (label, cfg), dtype in itertools.product(configs.items(), dtypes):
         term, sig = cat.instantiate(short, cfg)
         run_seqs: tuple[int | None, ...] = tuple(seqs) if info.runtime_dims else (None,)
+        laws = {r.lemma: r.law for r in REWRITES}
+        literals: dict[int, nn.Module] = {}
         for ours, reference, ref_name in _pairs(info, term, cfg, dtype, seed):
+            if id(ours) not in literals:  # the literal tree, with the same weights as ``ours``
+                literals[id(ours)] = compile_term(term, dtype=dtype, literal=True).eval()
+                runtime.load_leaves(literals[id(ours)], leaf_pairs(ours))
+                first_use = True
+            else:
+                first_use = False
+            literal = literals[id(ours)]
+            # The two realisations must agree bit for bit unless a lax law was applied.
+            lax = any(laws.get(lemma) != "strict" for lemma, _ in getattr(ours, "lean_rewrites", ()))
+            cross_tol = LAX_TOLERANCE[dtype] if lax else 0.0
+            tol = TOLERANCE[dtype]
             for batch, seq in itertools.product(batches, run_seqs):
                 dims = {d: seq for d in info.runtime_dims if seq is not None}
                 gen = torch.Generator().manual_seed(seed + 7 * batch + (seq or 0))
                 x = random_input(sig.dom, batch, dtype=dtype, generator=gen, dims=dims)
                 with torch.no_grad():
                     got = ours(x)
+                    got_literal = literal(x)
                     err = _error(name, reference, ref_name, x, got)
-                results.append(
-                    CheckResult(
-                        name,
-                        label,
-                        dict(cfg),
-                        str(dtype).removeprefix("torch."),
-                        batch,
-                        seq,
-                        ref_name,
-                        err,
-                        TOLERANCE[dtype],
-                    )
-                )
+                    err_literal = _error(name, reference, ref_name, x, got_literal)
+                common = (name, label, dict(cfg), str(dtype).removeprefix("torch."), batch, seq)
+                results += [
+                    CheckResult(*common, ref_name, err, tol, "optimised"),
+                    CheckResult(*common, ref_name, err_literal, tol, "literal"),
+                ]
+                if first_use:  # once per compiled layer, not once per reference
+                    cross = (got - got_literal).abs().max().item() if got.numel() else 0.0
+                    results.append(CheckResult(*common, "literal", cross, cross_tol, "optimised vs literal"))
     if not results:
         raise CheckFailed(f"{name}: no reference was compared in {', '.join(str(d) for d in dtypes)}")
     return results

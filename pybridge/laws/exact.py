@@ -394,6 +394,18 @@ def swap(a: int, b: int, y: Value) -> Value:
     return [[y[i][j] for i in range(a)] for j in range(b)]
 
 
+def sdpa_head(ops: ScalarOps, seq: int, k: int, causal: bool, q: Value, key: Value, v: Value) -> Value:
+    """One head of ``Kernel.sdpa`` (the ``Arch.sdpa`` clause of ``eval``): ``Kernel.attnScores``
+    (``matmul Q (swap K)``, then each entry multiplied on the left by ``inv (sqrt (ofNat k))``), then
+    ``Kernel.causalSoftmax`` on the block when ``causal``, else ``Kernel.softmax`` on each row, then
+    ``Kernel.matmul`` with ``V``."""
+    scores = matmul(ops, seq, k, [seq], q, swap(seq, k, key))
+    c = const_denote(ops, T.InvSqrt(n=k))
+    scaled = [[ops.mul(c, a) for a in row] for row in scores]
+    weights = causal_softmax(ops, seq, scaled) if causal else [softmax(ops, seq, row) for row in scaled]
+    return matmul(ops, seq, seq, [k], weights, v)
+
+
 # --- ``Arch.eval`` ---------------------------------------------------------------------------------
 
 
@@ -469,6 +481,10 @@ def arch_eval(ops: ScalarOps, term: T.Term, p: Params, x: Value) -> Value:
         case T.RmsNorm(pre=pre, n=n, eps=eps):
             n_, eps_val = _n(n, term), const_denote(ops, eps)
             return map_pre(lambda v: rms_norm(ops, n_, eps_val, p, v), _ns(pre, term), x)
+        case T.Sdpa(heads=heads, seq=seq, k=k, causal=causal):
+            h_, s_, k_ = _n(heads, term), _n(seq, term), _n(k, term)
+            (q, key), v = x
+            return [sdpa_head(ops, s_, k_, causal, q[h], key[h], v[h]) for h in range(h_)]
     raise ShapeError(f"not a layer term: {term!r}")  # pragma: no cover - the union is closed
 
 

@@ -161,6 +161,7 @@ CTOR_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
     "copair": (("k", "nat"), ("f", "arch")),
     "causalSoftmax": (("pre", "list"), ("n", "nat")),
     "rmsNorm": (("pre", "list"), ("n", "nat"), ("eps", "const")),
+    "sdpa": (("heads", "nat"), ("seq", "nat"), ("k", "nat"), ("causal", "bool")),
 }
 
 _SHAPE_CTORS = {
@@ -168,6 +169,8 @@ _SHAPE_CTORS = {
     "prod": (("a", "shape"), ("b", "shape")),
     "coprod": (("k", "nat"), ("a", "shape")),
 }
+#: The literals of ``Bool`` (argument kind ``bool``, e.g. ``Arch.sdpa``'s ``causal``).
+_BOOL_LITERALS = {"true": True, "false": False, "Bool.true": True, "Bool.false": False}
 _CONST_CTORS = {"rat": (("num", "int"), ("den", "nat")), "invSqrt": (("n", "nat"),)}
 
 
@@ -195,6 +198,7 @@ def binder_kind(ty: Node) -> str:
             "Formal.Shape": "shape",
             "Const": "const",
             "Formal.Const": "const",
+            "Bool": "bool",
         }.get(ty.name, "unknown")
     if isinstance(ty, App) and isinstance(ty.fn, Ident):
         if (
@@ -422,6 +426,8 @@ class Expander:
                 return self.eval(lazy.node, lazy.env, where, kind)
             case Ident(name=name) if name in env:
                 return self._coerce(env[name], kind, where, node)
+            case Ident(name=name) if kind == "bool" and name in _BOOL_LITERALS:
+                return _BOOL_LITERALS[name]
             case Let(name=name, type=ty, value=value, body=body):
                 declared = None
                 if ty is not None:
@@ -498,6 +504,7 @@ class Expander:
                 and not isinstance(v, TensorShape | ProdShape | CoprodShape | T.Rat | T.InvSqrt)
             ),
             "proof": lambda v: isinstance(v, Proof),
+            "bool": lambda v: isinstance(v, bool),
         }[kind]
         if not ok(value):
             raise self.err(where, node, f"'{render(node)}' is not a {kind}")

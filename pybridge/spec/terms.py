@@ -246,6 +246,18 @@ class RmsNorm(_Term):
     eps: Const
 
 
+class Sdpa(_Term):
+    """``Arch.sdpa heads seq k causal``: fused attention ``((Q, K), V) ↦ softmax(Q Kᵀ · (1/√k)) V`` per
+    head (causal-softmax rows when ``causal``), on ``[heads, seq, k]`` tensors. The optimiser
+    (:mod:`pybridge.torch.optimize`) introduces it; Zoo files do not write it."""
+
+    kind: Literal["sdpa"] = "sdpa"
+    heads: Dim
+    seq: Dim
+    k: Dim
+    causal: bool
+
+
 Term = Annotated[
     (
         Id
@@ -270,6 +282,7 @@ Term = Annotated[
         | Copair
         | CausalSoftmax
         | RmsNorm
+        | Sdpa
     ),
     Field(discriminator="kind"),
 ]
@@ -301,6 +314,7 @@ CONSTRUCTORS: dict[str, type[_Term]] = {
     "copair": Copair,
     "causalSoftmax": CausalSoftmax,
     "rmsNorm": RmsNorm,
+    "sdpa": Sdpa,
 }
 
 

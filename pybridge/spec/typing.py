@@ -30,6 +30,7 @@ from pybridge.spec.terms import (
     RmsNorm,
     Route,
     Scale,
+    Sdpa,
     Sigmoid,
     Snd,
     Softmax,
@@ -118,6 +119,9 @@ def signature(term: Term) -> Signature:
             return Signature(_t(pre, [n, n]), _t(pre, [n, n]))
         case RmsNorm(pre=pre, n=n):
             return Signature(_t(pre, [n]), _t(pre, [n]))
+        case Sdpa(heads=heads, seq=seq, k=k):
+            x = TensorShape(dims=(heads, seq, k))
+            return Signature(ProdShape(a=ProdShape(a=x, b=x), b=x), x)
     raise ShapeError(f"not a layer term: {term!r}")  # pragma: no cover - the union is closed
 
 
