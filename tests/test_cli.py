@@ -107,7 +107,7 @@ def test_existing_output_needs_force(tmp_path: Path) -> None:
 def test_check_prints_a_table() -> None:
     result = run("check", "glu", "-p", "d_in=3", "-p", "d_out=5")
     assert result.exit_code == 0, result.output
-    assert "torch.nn.Sequential" in result.stdout and "4 passed, 0 failed" in result.stdout
+    assert "torch.nn.Sequential" in result.stdout and "12 passed, 0 failed" in result.stdout
     data = json.loads(run("check", "mlp", "--json").stdout)
     assert all(r["passed"] for r in data) and {r["dtype"] for r in data} == {"float32", "float64"}
 

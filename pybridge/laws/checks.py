@@ -23,6 +23,7 @@ from pybridge.lean.catalogue import Catalogue, LayerInfo, load_catalogue
 from pybridge.spec.terms import Term
 from pybridge.torch import adapters, runtime
 from pybridge.torch.compiler import compile_term
+from pybridge.torch.optimize import LAX_TOLERANCE, REWRITES
 from pybridge.zoo import random_input
 
 #: Maximal absolute error allowed between a layer and its reference, per dtype.
@@ -44,6 +45,10 @@ class CheckResult:
     reference: str
     max_abs_error: float
     tolerance: float
+    #: Which realisation was compared: ``optimised`` (straight-line, rewritten; the default of
+    #: ``compile_term``) or ``literal`` (the constructor tree), each against the reference, or
+    #: ``optimised vs literal`` (the two against each other; ``reference`` then says ``literal``).
+    realisation: str = "optimised"
 
     @property
     def passed(self) -> bool:
@@ -165,7 +170,12 @@ def check_layer(
     seed: int = 0,
 ) -> list[CheckResult]:
     """Compare layer ``name`` with its reference over parameter sets, dtypes, batch sizes and sequence
-    lengths. ``params`` replaces the default :func:`configurations` with one set."""
+    lengths. ``params`` replaces the default :func:`configurations` with one set.
+
+    Both realisations are checked, with the same weights: the optimised straight-line one
+    (``compile_term``'s default) and the literal constructor tree, each against the reference with
+    :data:`TOLERANCE`, and against each other: bit-identical (tolerance 0) when every law applied is
+    strict, within :data:`~pybridge.torch.optimize.LAX_TOLERANCE` when one is lax."""
     cat = load_catalogue()
     info = cat.layer(name)
     configs = {"given": params} if params is not None else configurations(name, cat)
@@ -175,15 +185,23 @@ def check_layer(
         run_seqs: tuple[int | None, ...] = tuple(seqs) if info.runtime_dims else (None,)
         torch.manual_seed(seed)
         ours, reference, ref_name = _pair(info, term, cfg, dtype)
+        literal = compile_term(term, dtype=dtype, literal=True).eval()
+        runtime.load_leaves(literal, leaf_pairs(ours))
+        # The two realisations must agree bit for bit unless a lax law was applied.
+        laws = {r.lemma: r.law for r in REWRITES}
+        lax = any(laws.get(lemma) != "strict" for lemma, _ in getattr(ours, "lean_rewrites", ()))
+        cross_tol = LAX_TOLERANCE[dtype] if lax else 0.0
         for batch, seq in itertools.product(batches, run_seqs):
             dims = {d: seq for d in info.runtime_dims if seq is not None}
             gen = torch.Generator().manual_seed(seed + 7 * batch + (seq or 0))
             x = random_input(sig.dom, batch, dtype=dtype, generator=gen, dims=dims)
             with torch.no_grad():
                 got = ours(x)
+                got_literal = literal(x)
                 try:  # the reference the Lean docstring names may not fit this layer at all
                     want = reference(x)
                     err = (got - want).abs().max().item() if got.numel() else 0.0
+                    err_literal = (got_literal - want).abs().max().item() if got.numel() else 0.0
                 except (ValueError, TypeError, IndexError, KeyError, RuntimeError) as exc:
                     if isinstance(exc, RuntimeError) and "memory" in str(exc).lower():
                         raise
@@ -192,19 +210,13 @@ def check_layer(
                         f"{name}: its reference {ref_name} does not run on this layer's input "
                         f"({type(exc).__name__}: {first})"
                     ) from None
-            results.append(
-                CheckResult(
-                    name,
-                    label,
-                    dict(cfg),
-                    str(dtype).removeprefix("torch."),
-                    batch,
-                    seq,
-                    ref_name,
-                    err,
-                    TOLERANCE[dtype],
-                )
-            )
+            cross = (got - got_literal).abs().max().item() if got.numel() else 0.0
+            common = (name, label, dict(cfg), str(dtype).removeprefix("torch."), batch, seq)
+            results += [
+                CheckResult(*common, ref_name, err, TOLERANCE[dtype], "optimised"),
+                CheckResult(*common, ref_name, err_literal, TOLERANCE[dtype], "literal"),
+                CheckResult(*common, "literal", cross, cross_tol, "optimised vs literal"),
+            ]
     return results
 
 

@@ -371,6 +371,29 @@ def swap(a: int, b: int, y: Value) -> Value:
     return [[y[i][j] for i in range(a)] for j in range(b)]
 
 
+def _causal_rows(ops: ScalarOps, n: int, v: Value) -> Value:
+    """Causal softmax of an ``[n, n]`` block, as ``Kernel.causalSoftmax`` (the shared specification):
+    ``out i j = if j ≤ i then exp (v i j) * inv (Σ_{j' < n} (if j' ≤ i then exp (v i j') else 0))
+    else 0``, the sum being ``Scalar.sum n`` (left fold from ``zero``)."""
+
+    def row(i: int) -> Value:
+        total = scalar_sum(ops, n, lambda j: ops.exp(v[i][j]) if j <= i else ops.zero)
+        return [ops.mul(ops.exp(v[i][j]), ops.inv(total)) if j <= i else ops.zero for j in range(n)]
+
+    return [row(i) for i in range(n)]
+
+
+def sdpa_head(ops: ScalarOps, seq: int, k: int, causal: bool, q: Value, key: Value, v: Value) -> Value:
+    """One head of ``Arch.sdpa``, in the order of the left side of ``Formal.Arch.attnCore_eq_sdpa``:
+    ``matmul Q (swap K)``, then ``scale (invSqrt k)``, then ``softmax`` (``causalSoftmax`` rows when
+    ``causal``) on each row, then ``matmul`` with ``V``."""
+    scores = matmul(ops, seq, k, [seq], q, swap(seq, k, key))
+    c = const_denote(ops, T.InvSqrt(n=k))
+    scaled = [[ops.mul(c, a) for a in row] for row in scores]
+    weights = _causal_rows(ops, seq, scaled) if causal else [softmax(ops, seq, row) for row in scaled]
+    return matmul(ops, seq, seq, [k], weights, v)
+
+
 # --- ``Arch.eval`` ---------------------------------------------------------------------------------
 
 
@@ -440,6 +463,10 @@ def arch_eval(ops: ScalarOps, term: T.Term, p: Params, x: Value) -> Value:
             return (argmax(ops, _n(k, term), x[0]), x[1])
         case T.Copair(f=f):
             return arch_eval(ops, f, p[x[0]], x[1])
+        case T.Sdpa(heads=heads, seq=seq, k=k, causal=causal):
+            h_, s_, k_ = _n(heads, term), _n(seq, term), _n(k, term)
+            (q, key), v = x
+            return [sdpa_head(ops, s_, k_, causal, q[h], key[h], v[h]) for h in range(h_)]
     raise ShapeError(f"not a layer term: {term!r}")  # pragma: no cover - the union is closed
 
 

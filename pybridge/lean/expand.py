@@ -90,6 +90,7 @@ CTOR_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
     "mergeLast": (("pre", "list"), ("a", "nat"), ("b", "nat")),
     "route": (("k", "nat"), ("hk", "proof"), ("s", "shape")),
     "copair": (("k", "nat"), ("f", "arch")),
+    "sdpa": (("heads", "nat"), ("seq", "nat"), ("k", "nat"), ("causal", "bool")),
 }
 
 _SHAPE_CTORS = {
@@ -97,6 +98,8 @@ _SHAPE_CTORS = {
     "prod": (("a", "shape"), ("b", "shape")),
     "coprod": (("k", "nat"), ("a", "shape")),
 }
+#: The literals of ``Bool`` (argument kind ``bool``, e.g. ``Arch.sdpa``'s ``causal``).
+_BOOL_LITERALS = {"true": True, "false": False, "Bool.true": True, "Bool.false": False}
 _CONST_CTORS = {"rat": (("num", "int"), ("den", "nat")), "invSqrt": (("n", "nat"),)}
 
 
@@ -116,6 +119,7 @@ def binder_kind(ty: Node) -> str:
             "Formal.Shape": "shape",
             "Const": "const",
             "Formal.Const": "const",
+            "Bool": "bool",
         }.get(ty.name, "unknown")
     if isinstance(ty, App) and isinstance(ty.fn, Ident):
         if (
@@ -308,6 +312,8 @@ class Expander:
                 return tuple(self.eval(i, env, where, "nat") for i in items)
             case Ident(name=name) if name in env:
                 return self._coerce(env[name], kind, where, node)
+            case Ident(name=name) if kind == "bool" and name in _BOOL_LITERALS:
+                return _BOOL_LITERALS[name]
             case Ident() | DotCtor():
                 return self.apply(node, (), env, where, kind, explicit=False)
             case App(fn=fn, args=args, explicit=explicit):
@@ -328,6 +334,7 @@ class Expander:
                 and not isinstance(v, TensorShape | ProdShape | CoprodShape | T.Rat | T.InvSqrt)
             ),
             "proof": lambda v: isinstance(v, Proof),
+            "bool": lambda v: isinstance(v, bool),
         }[kind]
         if not ok(value):
             raise self.err(where, node, f"'{render(node)}' is not a {kind}")

@@ -228,6 +228,18 @@ class Copair(_Term):
     f: Term
 
 
+class Sdpa(_Term):
+    """``Arch.sdpa heads seq k causal``: fused attention ``((Q, K), V) ↦ softmax(Q Kᵀ · (1/√k)) V`` per
+    head (causal-softmax rows when ``causal``), on ``[heads, seq, k]`` tensors. The optimiser
+    (:mod:`pybridge.torch.optimize`) introduces it; Zoo files do not write it."""
+
+    kind: Literal["sdpa"] = "sdpa"
+    heads: Dim
+    seq: Dim
+    k: Dim
+    causal: bool
+
+
 Term = Annotated[
     (
         Id
@@ -250,6 +262,7 @@ Term = Annotated[
         | MergeLast
         | Route
         | Copair
+        | Sdpa
     ),
     Field(discriminator="kind"),
 ]
@@ -279,6 +292,7 @@ CONSTRUCTORS: dict[str, type[_Term]] = {
     "mergeLast": MergeLast,
     "route": Route,
     "copair": Copair,
+    "sdpa": Sdpa,
 }
 
 

@@ -28,6 +28,7 @@ from pybridge.spec.terms import (
     ReLU,
     Route,
     Scale,
+    Sdpa,
     Sigmoid,
     Snd,
     Softmax,
@@ -112,6 +113,9 @@ def signature(term: Term) -> Signature:
         case Copair(k=k, f=f):
             sf = signature(f)
             return Signature(CoprodShape(k=k, a=sf.dom), sf.cod)
+        case Sdpa(heads=heads, seq=seq, k=k):
+            x = TensorShape(dims=(heads, seq, k))
+            return Signature(ProdShape(a=ProdShape(a=x, b=x), b=x), x)
     raise ShapeError(f"not a layer term: {term!r}")  # pragma: no cover - the union is closed
 
 

@@ -114,6 +114,14 @@ def realize(term: T.Term) -> Call:
             return Call(
                 "Copair", children=tuple(realize(f) for _ in range(n)), list_children=True, lean="copair"
             )
+        case T.Sdpa(k=k, causal=causal):
+            kk = _int(k, "the head width", term)
+            return Call(
+                "Sdpa",
+                args=(kk, causal),
+                source=(None, None),
+                lean="sdpa",
+            )
     raise ShapeError(f"cannot realise {term!r}")  # pragma: no cover - the union is closed
 
 
@@ -130,10 +138,27 @@ def instantiate_call(
 
 
 def compile_term(
-    term: T.Term, *, dtype: torch.dtype = torch.float32, device: torch.device | str | None = None
+    term: T.Term,
+    *,
+    dtype: torch.dtype = torch.float32,
+    device: torch.device | str | None = None,
+    literal: bool = False,
 ) -> torch.nn.Module:
-    """An ``nn.Module`` computing ``term`` (batch-first), with freshly initialised weights."""
-    return instantiate_call(realize(term), device, dtype)
+    """An ``nn.Module`` computing ``term`` (batch-first), with freshly initialised weights.
+
+    ``literal=False`` (default): the optimised straight-line realisation
+    (:mod:`pybridge.torch.straight`, rewrites of :mod:`pybridge.torch.optimize` whose Lean lemmas are
+    declared in ``Formal/``). ``literal=True``: the tree of runtime modules, one per constructor. Both
+    have the same parametrised leaves in the same depth-first order (the same pairs load into both);
+    the module's ``lean_rewrites`` lists the laws applied, ``(lemma, where)`` (empty when literal).
+    """
+    if literal:
+        module = instantiate_call(realize(term), device, dtype)
+        module.lean_rewrites = ()
+        return module
+    from pybridge.torch.straight import build
+
+    return build(term, dtype=dtype, device=device)
 
 
 def leaf_count(term: T.Term) -> int:

@@ -2,10 +2,13 @@
 
 The file imports only ``torch`` and ``math``. It holds a copy of :mod:`pybridge.torch.runtime` (one
 module per Lean constructor), the adapter for the layer's PyTorch counterpart when there is one, and
-``class Layer(torch.nn.Module)`` whose ``__init__`` builds the same constructor tree as
-:func:`pybridge.torch.compile_term`. Provenance constants name the Lean declaration, the SHA-256 of its
-source, and whether a Lean toolchain verified that source (``LEAN_VERIFIED``, from
-``verification.json``; never assumed).
+``class Layer(torch.nn.Module)``. By default ``Layer`` holds ``class Net``, the straight-line
+realisation of :mod:`pybridge.torch.straight` (the same source that
+:func:`pybridge.torch.compile_term` executes in process), and ``LEAN_REWRITES`` lists the Lean laws it
+applies; with ``literal=True`` (``pybridge emit --literal``) ``Layer.__init__`` builds the nested tree
+of runtime modules, one per constructor, as ``compile_term(..., literal=True)``. Provenance constants
+name the Lean declaration, the SHA-256 of its source, and whether a Lean toolchain verified that
+source (``LEAN_VERIFIED``, from ``verification.json``; never assumed).
 """
 
 from __future__ import annotations
@@ -99,15 +102,20 @@ def counterpart_adapter(pytorch: str | None) -> str | None:
     return adapters.ADAPTERS.get(head)
 
 
-def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
-    """The text of the emitted file for layer ``name`` with ``params``."""
+def render_source(cat: Catalogue, name: str, params: dict[str, int], *, literal: bool = False) -> str:
+    """The text of the emitted file for layer ``name`` with ``params`` (straight-line and optimised, or
+    the literal constructor tree when ``literal``)."""
     from pybridge import budget
+    from pybridge.torch.optimize import declared_theorems
+    from pybridge.torch.straight import class_source, program
 
     info = cat.layer(name)
     term, sig = cat.instantiate(name, params)
     # Emitting builds one call per module and the file's Layer() allocates the weights (float32).
     budget.require(budget.estimate(term, batch=0), f"emitting {name}")
     call = realize(term)
+    prog = None if literal else program(term, declared_theorems(cat.root))
+    rewrites = [] if prog is None else [tuple(r) for r in prog.rewrites]
     deps = cat.dependencies(name)
     dep_hashes = {d: cat.sha256[d] for d in deps}
     verified = all(is_verified(cat.root / d) for d in deps)
@@ -128,10 +136,16 @@ def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
             "Standalone: this file imports only torch and math.",
         ]
     )
-    class_doc = (
-        f"{info.summary}\n\nBuilt from {info.lean_decl}; the tree below is its Lean term, "
-        "constructor for constructor."
-    )
+    if literal:
+        class_doc = (
+            f"{info.summary}\n\nBuilt from {info.lean_decl}; the tree below is its Lean term, "
+            "constructor for constructor."
+        )
+    else:
+        class_doc = (
+            f"{info.summary}\n\nBuilt from {info.lean_decl}; Net above is its Lean term as "
+            "straight-line code, after the rewrites of LEAN_REWRITES (each a Lean theorem)."
+        )
     from_torch_doc = f"A Layer with the weights of ``{info.pytorch}``."
     # Every string that came from Lean (names, paths, docstrings) enters the file through ``repr``.
     header = [
@@ -150,6 +164,7 @@ def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
         f"PARAMS = {bound!r}",
         f"SIGNATURE = {sig_text!r}",
         f"INPUT_SPEC = {input_spec(sig.dom)!r}",
+        f"LEAN_REWRITES = {rewrites!r}",
         "",
         "",
         "# --- one module per constructor of Formal.Arch (from pybridge/torch/runtime.py) ---",
@@ -165,6 +180,15 @@ def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
             _library("adapters")[0].rstrip(),
             "",
         ]
+    if prog is not None:
+        header += [
+            "",
+            "# --- the Lean term as straight-line code (from pybridge/torch/straight.py) ---",
+            "",
+            class_source(prog).rstrip(),
+            "",
+        ]
+    net = "Net(**kw)" if prog is not None else render_call(call)
     layer = [
         "",
         "class Layer(nn.Module):",
@@ -173,7 +197,7 @@ def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
         "    def __init__(self, *, device=None, dtype=None):",
         "        super().__init__()",
         '        kw = {"device": device, "dtype": dtype}',
-        f"        self.net = {render_call(call)}",
+        f"        self.net = {net}",
         "",
         "    def forward(self, x):",
         "        check_input(x, INPUT_SPEC)",
@@ -191,7 +215,14 @@ def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
             "        return layer",
         ]
     text = "\n".join(header + layer) + "\n"
-    verify_module(text, module_doc, class_doc, from_torch_doc if adapter else None, adapter is not None)
+    verify_module(
+        text,
+        module_doc,
+        class_doc,
+        from_torch_doc if adapter else None,
+        adapter is not None,
+        with_net=prog is not None,
+    )
     return text
 
 
@@ -220,6 +251,7 @@ _CONSTANTS = (
     "PARAMS",
     "SIGNATURE",
     "INPUT_SPEC",
+    "LEAN_REWRITES",
 )
 
 
@@ -243,11 +275,18 @@ def _top_level_shape(tree: ast.Module) -> list[tuple[str, str]]:
 
 
 def verify_module(
-    text: str, module_doc: str, class_doc: str, from_torch_doc: str | None, with_adapter: bool
+    text: str,
+    module_doc: str,
+    class_doc: str,
+    from_torch_doc: str | None,
+    with_adapter: bool,
+    *,
+    with_net: bool = True,
 ) -> None:
     """Check with ``ast`` that the emitted ``text`` has exactly the intended top-level statements: the
     module docstring ``module_doc``, the imports of torch and math, the provenance constants, the
-    runtime (and adapter) definitions copied from this package, and ``class Layer`` with the intended
+    runtime (and adapter) definitions copied from this package, ``class Net`` (the straight-line
+    realisation, unless ``with_net`` is false: ``--literal``), and ``class Layer`` with the intended
     docstrings and methods. Anything else (text from Lean that escaped its string literal) is a bug
     here: :class:`EmitError`."""
     try:
@@ -262,6 +301,7 @@ def verify_module(
         *(("Assign", c) for c in _CONSTANTS),
         *_library("runtime")[1],
         *(_library("adapters")[1] if with_adapter else ()),
+        *((("ClassDef", "Net"),) if with_net else ()),
         ("ClassDef", "Layer"),
     ]
     got = _top_level_shape(tree)

@@ -7,8 +7,13 @@ tensors with a leading batch axis, or tuples of values (products); a value of a 
 CUDA, in any floating dtype, under autograd and ``torch.compile``.
 """
 
+import math
+
 import torch
 from torch import nn
+
+#: ``torch.nn.functional``, as the straight-line realisation writes it.
+F = torch.nn.functional
 
 
 class Id(nn.Module):
@@ -190,6 +195,12 @@ def _select(outputs, tag):
     return stacked[tag, rows]
 
 
+def rows_where(mask, a, b):
+    """Row ``i`` (leading axis) of ``a`` where ``mask[i]``, else row ``i`` of ``b`` (the compile-friendly
+    ``copair``: no data-dependent sizes)."""
+    return torch.where(mask.reshape(tuple(mask.shape) + (1,) * (a.dim() - 1)), a, b)
+
+
 class Copair(nn.Module):
     """``Arch.copair k f``: ``k`` independently parametrised copies of ``f``; the tag picks one."""
 
@@ -200,6 +211,20 @@ class Copair(nn.Module):
     def forward(self, x):
         tag, value = x
         return _select([branch(value) for branch in self.branches], tag)
+
+
+class Sdpa(nn.Module):
+    """``Arch.sdpa heads seq k causal``: ``((Q, K), V) ↦ softmax(Q Kᵀ · (1/√k)) V`` per head, by
+    ``torch.nn.functional.scaled_dot_product_attention`` (``is_causal=causal``, ``scale=1/√k``)."""
+
+    def __init__(self, k, causal):
+        super().__init__()
+        self.scale = 1 / math.sqrt(k) if k else 0.0
+        self.causal = bool(causal)
+
+    def forward(self, x):
+        (q, k), v = x
+        return F.scaled_dot_product_attention(q, k, v, is_causal=self.causal, scale=self.scale)
 
 
 def _leaves(module):

@@ -1,0 +1,279 @@
+"""The optimised straight-line realisation: rewrites gated by Lean lemmas, flat forward, copair by
+dispatch, the runtime-module fallback, both realisations in ``check``, ``torch.compile(fullgraph=True)``."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from pybridge.laws import exact as E
+from pybridge.laws.checks import check_layer, configurations, leaf_pairs
+from pybridge.lean.catalogue import load_catalogue
+from pybridge.spec import terms as T
+from pybridge.spec.typing import signature
+from pybridge.torch import compile_term, runtime, straight
+from pybridge.torch.compiler import leaf_count
+from pybridge.torch.emit import render_source
+from pybridge.torch.optimize import (
+    ASSOC,
+    ATTN_CORE,
+    CONGRUENCE,
+    COPAIR_DISPATCH,
+    LAX_TOLERANCE,
+    REWRITES,
+    declared_theorems,
+    optimise,
+)
+from pybridge.zoo import info, instantiate, layer_names, random_input
+
+ZOO = layer_names()
+#: Every lemma the pass can cite: with these given, every rewrite is enabled.
+ALL_LEMMAS = frozenset([r.lemma for r in REWRITES] + list(CONGRUENCE.values()))
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _theorems_in_formal(root: Path) -> set[str]:
+    """Independent of the pass: ``theorem NAME`` at the start of a line of a file under ``Formal/``
+    that opens ``namespace Formal.Arch``, qualified as ``Formal.Arch.NAME``."""
+    names: set[str] = set()
+    for path in (root / "Formal").rglob("*.lean"):
+        text = path.read_text(encoding="utf-8")
+        if not re.search(r"^namespace Formal\.Arch\s*$", text, re.M):
+            continue
+        names |= {f"Formal.Arch.{m}" for m in re.findall(r"^theorem\s+([A-Za-z_][\w']*)", text, re.M)}
+    return names
+
+
+def _instance(name: str, config: str = "example", seq: int = 5) -> tuple[T.Term, object]:
+    return instantiate(name, configurations(name)[config] | {d: seq for d in info(name).runtime_dims})
+
+
+def _pair(term: T.Term, lemmas: frozenset[str] | None = None, dtype: torch.dtype = torch.float64):
+    """The literal tree and the straight-line Net of ``term``, with the same weights."""
+    torch.manual_seed(0)
+    literal = compile_term(term, dtype=dtype, literal=True).eval()
+    fast = straight.build(term, dtype=dtype, device=None, lemmas=lemmas).eval()
+    runtime.load_leaves(fast, leaf_pairs(literal))
+    return literal, fast
+
+
+# --- the pass -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["attention", "encoderBlock"])
+def test_attention_core_becomes_sdpa_with_the_lemmas(name: str) -> None:
+    term, sig = _instance(name)
+    opt = optimise(term, ALL_LEMMAS)
+    kinds = [t.kind for t in T.walk(opt.term)]
+    assert kinds.count("sdpa") == 1 and "softmax" not in kinds
+    assert [lemma for lemma, _ in opt.applied] == [ASSOC.lemma, ATTN_CORE.lemma]
+    assert opt.applied[1][1] == opt.applied[0][1] + ".f"  # the core, left side of the reassociated ≫
+    assert signature(opt.term) == signature(term)
+    assert leaf_count(opt.term) == leaf_count(term)
+    literal, fast = _pair(term, ALL_LEMMAS)
+    assert len(runtime._leaves(fast)) == len(runtime._leaves(literal))
+    x = random_input(sig.dom, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        err = (fast(x) - literal(x)).abs().max().item()
+    assert err <= LAX_TOLERANCE[torch.float64]  # lax: scaled_dot_product_attention rounds differently
+    assert tuple(fast.lean_rewrites) == tuple(opt.applied)
+
+
+def test_a_rewrite_needs_its_lemma_and_the_congruence_lemmas() -> None:
+    term, _ = _instance("attention")
+    assert optimise(term, ALL_LEMMAS - {ATTN_CORE.lemma}).applied == []
+    assert optimise(term, ALL_LEMMAS - {ASSOC.lemma}).applied == []
+    # The core sits on the right of the top-level ≫: without eval_congr_comp_right nothing is rewritten.
+    assert optimise(term, ALL_LEMMAS - {CONGRUENCE[("comp", "g")]}).applied == []
+    assert optimise(term, frozenset()).term == term
+
+
+def test_declared_theorems_are_read_from_the_lean_sources(tmp_path: Path) -> None:
+    (tmp_path / "Formal").mkdir()
+    (tmp_path / "lakefile.lean").write_text("import Lake\n", encoding="utf-8")
+    (tmp_path / "Formal/R.lean").write_text(
+        "namespace Formal.Arch\n\n"
+        "-- theorem attnCoreCausal_eq_sdpa : True := trivial   (a comment declares nothing)\n"
+        "/-- doc -/\ntheorem attnCore_eq_sdpa : True := trivial\n\n"
+        "def eval_comp_assoc : Nat := 0\n\n"
+        "end Formal.Arch\n",
+        encoding="utf-8",
+    )
+    assert declared_theorems(tmp_path) == {"Formal.Arch.attnCore_eq_sdpa"}
+
+
+def test_every_cited_lemma_is_declared_in_formal() -> None:
+    """LEAN_REWRITES of every Zoo layer names only theorems of ``Formal/`` (scanned independently)."""
+    declared = _theorems_in_formal(REPO)
+    cat = load_catalogue()
+    for name in ZOO:
+        text = render_source(cat, name, configurations(name)["example"])
+        node = next(
+            n
+            for n in ast.parse(text).body
+            if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "LEAN_REWRITES"
+        )
+        for lemma, where in ast.literal_eval(node.value):
+            assert lemma in declared, f"{name}: {lemma} (at {where}) is not a theorem of Formal/"
+    # The rewrites the pass applies by default are exactly those whose lemmas exist.
+    assert declared_theorems() >= {ASSOC.lemma}
+    term, _ = _instance("attention")
+    applied = {lemma for lemma, _ in optimise(term).applied}
+    assert applied <= declared
+    assert (ATTN_CORE.lemma in applied) == ({ATTN_CORE.lemma, *CONGRUENCE.values()} <= declared)
+
+
+# --- the straight-line realisation ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ZOO)
+def test_straight_line_equals_literal_with_the_same_pairs(name: str) -> None:
+    """Same leaves, same pairs; bit-identical unless a lax law was applied (then ≤ LAX_TOLERANCE)."""
+    term, sig = _instance(name)
+    literal, fast = _pair(term)
+    assert [tuple(w.shape) for w, _ in leaf_pairs(fast)] == [tuple(w.shape) for w, _ in leaf_pairs(literal)]
+    x = random_input(sig.dom, 7, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        got, want = fast(x), literal(x)
+    laws = {r.lemma: r.law for r in REWRITES}
+    if all(laws[lemma] == "strict" for lemma, _ in fast.lean_rewrites):
+        assert torch.equal(got, want)
+    else:
+        assert (got - want).abs().max().item() <= LAX_TOLERANCE[torch.float64]
+
+
+def test_forward_is_flat_and_commented() -> None:
+    term, _ = _instance("attention")
+    prog = straight.program(term, ALL_LEMMAS)
+    body = [line.strip() for line in prog.body]
+    assert all(re.fullmatch(r"v\d+ = .+  # \w+ @ [\w.\[\]·]+", line) for line in body), body
+    assert not any("contiguous" in line or "clone" in line or "self.m" in line for line in body)
+    assert sum("F.scaled_dot_product_attention(" in line for line in body) == 1
+    assert sum(".transpose(" in line for line in body) == 4  # three splits, one merge; K^T is fused
+    assert [line.split("#")[1].strip() for line in body if "F.linear" in line] == [
+        "linear @ f.g.f.g.f.f",
+        "linear @ f.g.f.g.g.f",
+        "linear @ f.g.g.f",
+        "linear @ g.g.g",
+    ]
+
+
+def test_a_constructor_without_a_template_falls_back_to_its_runtime_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    term, sig = _instance("encoderBlock")
+    monkeypatch.delitem(straight.TEMPLATES, T.LayerNorm)
+    monkeypatch.delitem(straight.TEMPLATES, T.Softmax)
+    prog = straight.program(term, frozenset())
+    fallback = [line.strip() for line in prog.body if "self.m" in line]
+    assert len(fallback) == 3  # two layer norms, one softmax
+    assert all(re.fullmatch(r"v\d+ = self\.m\d+\(\w+\)  # (layerNorm|softmax) @ [\w.]+", f) for f in fallback)
+    literal, fast = _pair(term, frozenset())
+    kinds = [type(m).__name__ for m in runtime._leaves(fast)]
+    assert kinds == ["LayerNorm", "Linear", "Linear", "Linear", "Linear", "LayerNorm", "Linear", "Linear"]
+    x = random_input(sig.dom, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        assert torch.equal(fast(x), literal(x))
+
+
+def test_copair_dispatch_runs_each_branch_on_its_rows_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    term, sig = instantiate("moe", {"d": 3, "experts": 4})
+    literal, fast = _pair(term, ALL_LEMMAS)
+    assert fast.lean_rewrites == ((COPAIR_DISPATCH.lemma, "g.g.g"),)
+    calls: list[int] = []
+    x = random_input(sig.dom, 9, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
+    (rw, rb), *experts = leaf_pairs(fast)
+    tags = (x @ rw.T + rb).argmax(-1)
+    original = torch.nn.functional.linear
+
+    def counting(inp: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
+        calls.append(inp.shape[0])
+        return original(inp, w, b)
+
+    monkeypatch.setattr(torch.nn.functional, "linear", counting)  # the Net reads F.linear at call time
+    with torch.no_grad():
+        got = fast(x)
+    monkeypatch.undo()
+    # the router on all 9 rows, then expert i on exactly the rows tagged i (possibly none)
+    assert calls == [9, *(int((tags == i).sum()) for i in range(4))]
+    for i in range(9):
+        w, b = experts[int(tags[i])]
+        assert (got[i] - (w @ x[i] + b)).abs().max() <= 1e-12
+    with torch.no_grad():
+        assert (got - literal(x)).abs().max().item() <= LAX_TOLERANCE[torch.float64]
+    xg = x.clone().requires_grad_(True)
+    assert torch.autograd.gradcheck(fast, (xg,), eps=1e-6, atol=1e-6)
+
+
+def test_without_the_dispatch_lemma_copair_is_masked_and_strict() -> None:
+    term, sig = instantiate("moe", {"d": 3, "experts": 4})
+    prog = straight.program(term, ALL_LEMMAS - {COPAIR_DISPATCH.lemma})
+    assert prog.rewrites == []
+    assert not any("if " in line or "argsort" in line for line in prog.body)
+    literal, fast = _pair(term, ALL_LEMMAS - {COPAIR_DISPATCH.lemma})
+    x = random_input(sig.dom, 9, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
+    with torch.no_grad():
+        assert torch.equal(fast(x), literal(x))
+
+
+def test_sdpa_runtime_against_the_exact_interpreter() -> None:
+    """``Arch.sdpa`` realised by scaled_dot_product_attention against the float interpreter of its
+    Lean semantics (matmul, scale, softmax, matmul), both values of ``causal``."""
+    for causal in (False, True):
+        term = T.Sdpa(heads=2, seq=3, k=4, causal=causal)
+        module = compile_term(term, dtype=torch.float64)
+        gen = torch.Generator().manual_seed(5)
+        q, k, v = (torch.randn(2, 2, 3, 4, dtype=torch.float64, generator=gen) for _ in range(3))
+        with torch.no_grad():
+            y = module(((q, k), v))
+        for i in range(2):
+            want = E.eval_term(term, None, E.sample(((q, k), v), i), E.FLOAT)
+            assert E.max_abs_error(want, E.tensor_to_lists(y[i])) <= 1e-12
+        if causal:  # row 0 attends only to position 0
+            assert torch.allclose(y[:, :, 0], v[:, :, 0])
+
+
+def test_emit_literal_keeps_the_constructor_tree() -> None:
+    cat = load_catalogue()
+    lit = ast.parse(render_source(cat, "attention", {"d_model": 4, "heads": 2}, literal=True))
+    classes = {n.name for n in lit.body if isinstance(n, ast.ClassDef)}
+    assert "Net" not in classes and "Layer" in classes
+    consts = {n.targets[0].id: n.value for n in lit.body if isinstance(n, ast.Assign)}  # type: ignore[attr-defined]
+    assert ast.literal_eval(consts["LEAN_REWRITES"]) == []
+    fast = ast.parse(render_source(cat, "attention", {"d_model": 4, "heads": 2}))
+    assert "Net" in {n.name for n in fast.body if isinstance(n, ast.ClassDef)}
+
+
+def test_check_reports_both_realisations() -> None:
+    results = check_layer("moe", {"d": 3, "experts": 3}, batches=(4,))
+    by = {r.realisation for r in results}
+    assert by == {"optimised", "literal", "optimised vs literal"}
+    cross = [r for r in results if r.realisation == "optimised vs literal"]
+    assert all(r.reference == "literal" and r.passed for r in cross)
+    if COPAIR_DISPATCH.lemma in _theorems_in_formal(REPO):  # dispatch is lax
+        assert {r.tolerance for r in cross} == {LAX_TOLERANCE[torch.float64], LAX_TOLERANCE[torch.float32]}
+    else:  # the masked copair is the literal computation
+        assert {r.tolerance for r in cross} == {0.0}
+    strict = [r for r in check_layer("mlp", None, batches=(3,)) if r.realisation == "optimised vs literal"]
+    assert strict and all(r.tolerance == 0.0 and r.max_abs_error == 0.0 for r in strict)
+
+
+# --- torch.compile -------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ZOO)
+def test_optimised_layer_compiles_fullgraph(name: str) -> None:
+    """``torch.compile(fullgraph=True)`` (inductor) of the optimised realisation equals eager at
+    float64 ≤ 1e-10 (``moe`` compiles its masked copair, eager runs the dispatch)."""
+    term, sig = _instance(name)
+    torch.manual_seed(0)
+    module = compile_term(term, dtype=torch.float64).eval()
+    compiled = torch.compile(module, fullgraph=True)
+    x = random_input(sig.dom, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(6))
+    with torch.no_grad():
+        assert (compiled(x) - module(x)).abs().max().item() <= 1e-10
