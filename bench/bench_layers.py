@@ -548,6 +548,7 @@ def run_config(
         "counterparts": cp_names,
         "primary": primary,
     }
+    row["lean_rewrites"] = {n: [list(r) for r in getattr(cands[n], "lean_rewrites", ())] for n in ours_names}
     row.update(time_config(cands, x, cot, mode, args, rng, ours_names, primary))
     if mode == "eager" and args.memory:
         row["live_bytes"] = {
@@ -612,6 +613,16 @@ def _other_cell(row: dict[str, Any], ours: str) -> str:
     return "loop ÷ ours: " + " / ".join(parts)
 
 
+def _rewrites(results: dict[str, Any]) -> dict[str, str]:
+    """Per layer, the laws its optimised realisation applied (short lemma names, once each)."""
+    out: dict[str, str] = {}
+    for row in results["rows"]:
+        laws = row.get("lean_rewrites", {}).get("ours", [])
+        names = sorted({lemma.removeprefix("Formal.Arch.") for lemma, _ in laws})
+        out.setdefault(row["layer"], ", ".join(names) if names else "none")
+    return out
+
+
 def render_block(results: dict[str, Any]) -> str:
     """The README block (markers included), a function of the results file alone."""
     m = results["machine"]
@@ -627,6 +638,16 @@ def render_block(results: dict[str, Any]) -> str:
             if results["literal_switch"]
             else "absent (compile_term has no literal switch), so only the literal form ran."
         ),
+        "",
+        f"Checkout: commit `{results['tree']['commit']}`"
+        + (
+            "; uncommitted: " + ", ".join(f"`{u}`" for u in results["tree"]["uncommitted"])
+            if results["tree"]["uncommitted"]
+            else ", no uncommitted changes"
+        )
+        + ". Lean laws the optimised realisation applied (`lean_rewrites`): "
+        + ("; ".join(f"`{k}`: {v}" for k, v in _rewrites(results).items()) or "none")
+        + ".",
         "",
         f"Each cell is the median over {a['rounds']} rounds of the per-round ratio ours / counterpart "
         f"({a['warmup']} warm-up calls); memory cells are ratios of medians over {a['mem_procs']} fresh "
@@ -680,6 +701,22 @@ def write_readme(results: dict[str, Any], readme: Path) -> bool:
     if old != new:
         write_atomic(readme, text.replace(old, new), force=True)
     return old != new
+
+
+def tree_facts() -> dict[str, Any]:
+    """The commit of the checkout that ran, and its uncommitted changes (``git status --porcelain``)."""
+
+    def git(*cmd: str) -> str:
+        try:
+            done = subprocess.run(["git", "-C", str(ROOT), *cmd], capture_output=True, text=True, check=False)
+        except OSError:
+            return ""
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    return {
+        "commit": git("rev-parse", "--short", "HEAD"),
+        "uncommitted": [line for line in git("status", "--porcelain").splitlines() if line],
+    }
 
 
 def machine_facts(device: str) -> dict[str, Any]:
@@ -802,6 +839,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
         "command": "python bench/bench_layers.py " + " ".join(argv),
         "machine": facts,
         "literal_switch": literal_switch(),
+        "tree": tree_facts(),
         "args": {
             "threads": args.threads,
             "rounds": args.rounds,

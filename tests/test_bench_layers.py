@@ -75,8 +75,7 @@ def test_render_marks_targets(bench: ModuleType) -> None:
 
 
 def test_quick_run_end_to_end(tmp_path: Path, bench: ModuleType) -> None:
-    """``--quick`` on one tiny configuration: a results file, the README block rewritten from it, and the
-    existing results file refused without ``--force``."""
+    """``--quick`` on one tiny configuration: a results file, and the README block rewritten from it."""
     out = tmp_path / "layers.json"
     readme = tmp_path / "README.md"
     readme.write_text(f"before\n{bench.BEGIN}\n{bench.END}\nafter\n", encoding="utf-8")
@@ -110,9 +109,19 @@ def test_quick_run_end_to_end(tmp_path: Path, bench: ModuleType) -> None:
     text = readme.read_text(encoding="utf-8")
     assert text.startswith("before\n") and text.endswith("after\n")
     assert bench.readme_block(text) == bench.render_block(results)
-    again = subprocess.run(cmd[:-3], capture_output=True, text=True, env=env, timeout=120, check=False)
-    assert again.returncode == 2 and "already exists" in again.stderr
-    assert len(again.stderr.strip().splitlines()) == 1
+    assert row["lean_rewrites"]["ours-literal"] == []
+
+
+def test_existing_results_refused_without_force(
+    tmp_path: Path, bench: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An existing results file is not replaced without ``--force``: one line on stderr, exit 2."""
+    out = tmp_path / "layers.json"
+    out.write_text("{}", encoding="utf-8")
+    assert bench.main(["--quick", "--layers", "mlp", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "already exists" in err and len(err.strip().splitlines()) == 1
+    assert out.read_text(encoding="utf-8") == "{}"
 
 
 def test_memory_child_measures_growth(bench: ModuleType) -> None:
