@@ -26,14 +26,15 @@ count, and the wall clock with ``torch.cuda.synchronize`` on CUDA. One intra-op 
 Memory (eager only): (a) ``rss``: the growth of the peak resident set during ``--mem-calls`` measured
 calls, in a fresh child process per candidate (the peak is reset through ``/proc/self/clear_refs`` after
 the model and input are built; where that file cannot be written, ``ru_maxrss`` is used instead and the
-results say so), median over ``--mem-procs`` processes; (b) ``live``: PyTorch's peak of live tensor
+results say so), median over ``--mem-procs`` processes, for the passes of ``--rss-passes``; (b) ``live``: PyTorch's peak of live tensor
 storage bytes allocated during one call: on CPU a ``TorchDispatchMode`` that adds up the bytes of each
 new storage an operator returns (storages aliasing an operand, i.e. views and in-place results, are
 not new) and subtracts them when a ``weakref.finalize`` on the storage fires; on CUDA
 ``torch.cuda.max_memory_allocated`` above the memory allocated before the call.
 
-Output: a JSON results file (``--out``, default ``bench/results/layers.json``; ``--force`` replaces it)
-and, with ``--write-readme``, the README block between the markers of :data:`BEGIN` and :data:`END`,
+Output: a JSON results file (``--out``, default ``bench/results/layers.json``; ``--force`` replaces it;
+``--append`` adds this run to it as a further run, its rows replacing earlier rows of the same layer,
+size, dtype and mode, so that a matrix can be measured in several invocations) and, with ``--write-readme``, the README block between the markers of :data:`BEGIN` and :data:`END`,
 generated from that results file (``--from-results FILE --write-readme`` regenerates it without
 running anything). ``--quick`` is a smoke run: tiny sizes, two rounds, no compile, one memory process.
 ``--device cuda`` on a machine without CUDA prints one line and exits with status 0, having run nothing.
@@ -555,7 +556,7 @@ def run_config(
             w: {n: live_peak(m, x, cot, w, args.device) for n, m in cands.items()} for w in PASSES
         }
         if args.device == "cpu" and args.mem_procs > 0:
-            keys = [(w, n) for w in PASSES for n in cands]
+            keys = [(w, n) for w in args.rss_passes for n in cands]
             specs = [
                 {
                     "layer": layer,
@@ -570,7 +571,7 @@ def run_config(
                 for w, n in keys
             ]
             got = rss_growth(specs, args.mem_procs, args.mem_jobs)
-            row["rss"] = {w: {n: got[keys.index((w, n))] for n in cands} for w in PASSES}
+            row["rss"] = {w: {n: got[keys.index((w, n))] for n in cands} for w in args.rss_passes}
     row["seconds"] = round(time.perf_counter() - t0, 1)
     return row
 
@@ -592,6 +593,9 @@ def _memory_cell(row: dict[str, Any], key: str, ours: str) -> str:
         return "—"
     cells = []
     for which in PASSES:
+        if which not in row[key]:
+            cells.append("—")
+            continue
         ref = row[key][which][row["primary"]]
         mine = row[key][which][ours]
         if key == "rss":
@@ -623,42 +627,49 @@ def _rewrites(results: dict[str, Any]) -> dict[str, str]:
     return out
 
 
+def _run_line(i: int, run: dict[str, Any]) -> str:
+    m, a, tree = run["machine"], run["args"], run["tree"]
+    uncommitted = (
+        "uncommitted: " + ", ".join(f"`{u}`" for u in tree["uncommitted"])
+        if tree["uncommitted"]
+        else "no uncommitted changes"
+    )
+    memory = (
+        f"peak RSS growth over {a['mem_calls']} calls, median of {a['mem_procs']} fresh processes "
+        f"({', '.join(a['rss_passes'])})"
+        if a["mem_procs"]
+        else "no RSS processes"
+    )
+    return (
+        f"Run {i}: {run['started']} to {run['finished']} UTC, `{run['command']}`; "
+        f"checkout `{tree['commit']}` "
+        f"({uncommitted}); device {m['device']}, {m['cpu']} ({m['cpu_count']} CPUs), {a['threads']} "
+        f"thread(s), torch {m['torch']}, Python {m['python']}; load average {m['loadavg_start']} at the "
+        f"start, {m['loadavg_end']} at the end; clock: {m['clock']}; {a['rounds']} rounds after "
+        f"{a['warmup']} warm-up calls; memory: {memory}; optimised realisation "
+        + ("present." if run["literal_switch"] else "absent (no literal switch): only the literal form ran.")
+    )
+
+
 def render_block(results: dict[str, Any]) -> str:
     """The README block (markers included), a function of the results file alone."""
-    m = results["machine"]
-    a = results["args"]
-    lines = [
-        BEGIN,
-        f"Run of {results['started']} to {results['finished']} (UTC), `{results['command']}`: "
-        f"device {m['device']}, {m['cpu']} ({m['cpu_count']} CPUs), {a['threads']} thread(s), "
-        f"torch {m['torch']}, Python {m['python']}; load average {m['loadavg_start']} at the start and "
-        f"{m['loadavg_end']} at the end. Clock: {m['clock']}. Optimised realisation (`literal=False`): "
-        + (
-            "present."
-            if results["literal_switch"]
-            else "absent (compile_term has no literal switch), so only the literal form ran."
-        ),
-        "",
-        f"Checkout: commit `{results['tree']['commit']}`"
-        + (
-            "; uncommitted: " + ", ".join(f"`{u}`" for u in results["tree"]["uncommitted"])
-            if results["tree"]["uncommitted"]
-            else ", no uncommitted changes"
-        )
-        + ". Lean laws the optimised realisation applied (`lean_rewrites`): "
-        + ("; ".join(f"`{k}`: {v}" for k, v in _rewrites(results).items()) or "none")
+    lines = [BEGIN]
+    for i, run in enumerate(results["runs"]):
+        lines += [_run_line(i, run), ""]
+    lines += [
+        "Lean laws the optimised realisation (`ours`) applied (`lean_rewrites`): "
+        + "; ".join(f"`{k}`: {v}" for k, v in _rewrites(results).items())
         + ".",
         "",
-        f"Each cell is the median over {a['rounds']} rounds of the per-round ratio ours / counterpart "
-        f"({a['warmup']} warm-up calls); memory cells are ratios of medians over {a['mem_procs']} fresh "
-        f"processes (peak RSS growth over {a['mem_calls']} calls) and of one call's live-tensor peak, "
-        "fwd / fwd+bwd. ✓: within issue 13's target (time ≤ 1.05, `moe` and `hyperLinear` ≤ 1.10; "
+        "Time cells: median over the rounds of the per-round ratio ours / counterpart. Memory cells, "
+        "fwd / fwd+bwd: ratio of the median peak RSS growths, and of one call's live-tensor peaks. "
+        "✓: within issue 13's target (time ≤ 1.05, `moe` and `hyperLinear` ≤ 1.10; "
         f"memory ≤ {MEMORY_TARGET:.2f}; `hyperLinear` ≥ {LOOP_SPEEDUP_TARGET:.0f}× faster than the loop); "
-        "✗: not.",
+        "✗: not; —: not measured.",
         "",
-        "| layer | size | dtype | mode | ours | counterpart | counterpart fwd / fwd+bwd ms | fwd | fwd+bwd "
-        "| peak RSS | live peak | first call s (fwd / fwd+bwd) | |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| run | layer | size | dtype | mode | ours | counterpart | counterpart fwd / fwd+bwd ms | fwd "
+        "| fwd+bwd | peak RSS | live peak | first call s (fwd / fwd+bwd) | |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in results["rows"]:
         size = f"{row['size']} ({row['batch']}×{row['seq']}, w {row['width']})"
@@ -666,7 +677,8 @@ def render_block(results: dict[str, Any]) -> str:
         for ours in row["ours"]:
             first = " / ".join(f"{row['first_call_s'][w][ours]:.2g}" for w in PASSES)
             lines.append(
-                f"| {row['layer']} | {size} | {row['dtype']} | {row['mode']} | {ours} | {row['primary']} "
+                f"| {row['run']} | {row['layer']} | {size} | {row['dtype']} | {row['mode']} | {ours} "
+                f"| {row['primary']} "
                 f"| {ms} "
                 f"| {_ratio_cell(row, ours, 'fwd')} | {_ratio_cell(row, ours, 'fwdbwd')} "
                 f"| {_memory_cell(row, 'rss', ours)} | {_memory_cell(row, 'live_bytes', ours)} | {first} "
@@ -763,6 +775,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--no-memory", dest="memory", action="store_false", help="skip both memory measurements")
     p.add_argument("--mem-procs", type=int, default=3, help="fresh processes per RSS measurement (0: none)")
     p.add_argument("--mem-calls", type=int, default=3, help="measured calls per RSS process")
+    p.add_argument("--rss-passes", default="fwd,fwdbwd", help="passes whose peak RSS is measured")
+    p.add_argument(
+        "--append",
+        action="store_true",
+        help="add this run's rows to the existing results file (replacing rows of the same "
+        "layer, size, dtype and mode)",
+    )
     p.add_argument("--mem-jobs", type=int, default=3, help="RSS child processes run at a time")
     p.add_argument(
         "--not-run-reason",
@@ -816,6 +835,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
             for dtype_name in dtypes:
                 for mode in modes:
                     row = run_config(layer, size, dtype_name, mode, args, rng)
+                    row["run"] = 0
                     rows.append(row)
                     ours_cells = ", ".join(
                         f"{o}: fwd {row['ratio']['fwd'][o + '/' + row['primary']]:.2f} "
@@ -832,8 +852,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
                         flush=True,
                     )
     facts["loadavg_end"] = " ".join(f"{v:.2f}" for v in os.getloadavg())
-    return {
-        "schema": SCHEMA,
+    run_doc = {
         "started": started,
         "finished": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
         "command": "python bench/bench_layers.py " + " ".join(argv),
@@ -847,10 +866,42 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
             "seed": args.seed,
             "mem_procs": args.mem_procs if args.memory else 0,
             "mem_calls": args.mem_calls,
+            "rss_passes": list(args.rss_passes),
         },
+    }
+    return {
+        "schema": SCHEMA,
+        "runs": [run_doc],
         "mappings": {layer: setup(layer, sizes[0]).mapping for layer in layers},
         "rows": rows,
         "not_run": not_run(rows, args.not_run_reason) if not args.quick else [],
+    }
+
+
+def merge(old: dict[str, Any], new: dict[str, Any], reason: str) -> dict[str, Any]:
+    """``new``'s single run appended to ``old``: its rows replace those of the same configuration."""
+    if old.get("schema") != SCHEMA:
+        raise UsageError("the existing results file has another schema; run without --append")
+    index = len(old["runs"])
+    fresh = {(r["layer"], r["size"], r["dtype"], r["mode"]) for r in new["rows"]}
+    rows = [r for r in old["rows"] if (r["layer"], r["size"], r["dtype"], r["mode"]) not in fresh]
+    rows += [{**r, "run": index} for r in new["rows"]]
+    order = {
+        (la, si, dt, mo): i
+        for i, (si, la, dt, mo) in enumerate(
+            (si, la, dt, mo) for si in [*SIZES, QUICK.name] for la in LAYERS for dt in DTYPES for mo in MODES
+        )
+    }
+    rows.sort(key=lambda r: order[(r["layer"], r["size"], r["dtype"], r["mode"])])
+    used = sorted({r["run"] for r in rows})
+    runs = [*old["runs"], *new["runs"]]
+    renumber = {old_i: new_i for new_i, old_i in enumerate(used)}
+    return {
+        "schema": SCHEMA,
+        "runs": [runs[i] for i in used],
+        "mappings": {**old["mappings"], **new["mappings"]},
+        "rows": [{**r, "run": renumber[r["run"]]} for r in rows],
+        "not_run": not_run(rows, reason),
     }
 
 
@@ -886,9 +937,18 @@ def main(argv: list[str] | None = None) -> int:
                 print("CUDA is not available on this machine: nothing run")
                 return 0
             out = args.out or DEFAULT_OUT
-            if out.exists() and not args.force:
-                raise UsageError(f"{out}: already exists (use --force to replace it)")
+            if out.exists() and not (args.force or args.append):
+                raise UsageError(f"{out}: already exists (use --force to replace it, --append to add to it)")
+            old = None
+            if args.append and out.exists():
+                try:
+                    old = json.loads(out.read_text(encoding="utf-8"))
+                except (OSError, ValueError) as err:
+                    raise UsageError(f"{out}: cannot read a results file: {err}") from None
+            args.rss_passes = _split(args.rss_passes, list(PASSES), "rss-passes")
             results = run(args, argv)
+            if old is not None:
+                results = merge(old, results, args.not_run_reason)
             write_atomic(out, json.dumps(results, indent=1, sort_keys=True) + "\n", force=True)
             print(f"results: {out}")
         if args.write_readme:

@@ -42,7 +42,8 @@ def _check_rows(bench: ModuleType, results: dict) -> None:
             for o in row["ours"]:
                 for c in row["counterparts"]:
                     assert row["ratio"][which][f"{o}/{c}"] > 0
-            assert all(len(v) == results["args"]["rounds"] for v in row["rounds"][which].values())
+            rounds = results["runs"][row["run"]]["args"]["rounds"]
+            assert all(len(v) == rounds for v in row["rounds"][which].values())
         assert set(row["max_abs_diff"]) == set(cands)
 
 
