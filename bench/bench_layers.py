@@ -13,31 +13,32 @@ weights and inputs, in one process:
   (:class:`Top1Dispatch`), for ``hyperLinear`` a batched einsum (:class:`HyperEinsum`, the reference
   counterpart) and a per-sample loop (:class:`HyperLoop`); these take our layer's weights.
 
-Timing: grad mode on (parameters require gradients); ``fwd`` is one forward call, ``fwd+bwd`` one
-forward call and ``out.backward(g)`` with a fixed random cotangent ``g``, gradients set to ``None``
-before each call (outside the timed region). Each candidate gets ``--warmup`` untimed calls (in
-compiled mode the first one compiles; its wall time is reported as the first-call time, not in the
-timings), then ``--rounds`` rounds; in each round the candidates run in a random order (seeded), each
-timed over the same number of consecutive calls. Reported: per candidate the median time of one call,
-and per ``ours`` candidate the median over rounds of the ratio ours / counterpart in that round. The
-clock is the process CPU time (``time.process_time``) on the CPU, so that other processes' load does not
-count, and the wall clock with ``torch.cuda.synchronize`` on CUDA. One intra-op thread by default.
+Timing: grad mode on (parameters require gradients); ``fwd`` is one forward call, ``fwd+bwd`` one forward
+call and ``out.backward(g)`` with a fixed random cotangent ``g``, gradients set to ``None`` before each
+call (outside the timed region). Each candidate gets ``--warmup`` untimed calls (in compiled mode the
+first one compiles; its wall time is reported as the first-call time, not in the timings), then
+``--rounds`` rounds; in each round the candidates run in a random order (seeded), each timed over the
+same number of consecutive calls. Reported: per candidate the median time of one call, and per ``ours``
+candidate the median over rounds of the ratio ours / counterpart in that round. The clock is the process
+CPU time (``time.process_time``) on the CPU, so that other processes' load does not count, and the wall
+clock with ``torch.cuda.synchronize`` on CUDA. One intra-op thread by default.
 
 Memory (eager only): (a) ``rss``: the growth of the peak resident set during ``--mem-calls`` measured
 calls, in a fresh child process per candidate (the peak is reset through ``/proc/self/clear_refs`` after
 the model and input are built; where that file cannot be written, ``ru_maxrss`` is used instead and the
-results say so), median over ``--mem-procs`` processes, for the passes of ``--rss-passes``; (b) ``live``: PyTorch's peak of live tensor
-storage bytes allocated during one call: on CPU a ``TorchDispatchMode`` that adds up the bytes of each
-new storage an operator returns (storages aliasing an operand, i.e. views and in-place results, are
-not new) and subtracts them when a ``weakref.finalize`` on the storage fires; on CUDA
-``torch.cuda.max_memory_allocated`` above the memory allocated before the call.
+results say so), median over ``--mem-procs`` processes, for the passes of ``--rss-passes``; (b) ``live``:
+PyTorch's peak of live tensor storage bytes allocated during one call: on CPU a ``TorchDispatchMode``
+that adds up the bytes of each new storage an operator returns (storages aliasing an operand, i.e. views
+and in-place results, are not new) and subtracts them when a ``weakref.finalize`` on the storage fires;
+on CUDA ``torch.cuda.max_memory_allocated`` above the memory allocated before the call.
 
 Output: a JSON results file (``--out``, default ``bench/results/layers.json``; ``--force`` replaces it;
 ``--append`` adds this run to it as a further run, its rows replacing earlier rows of the same layer,
-size, dtype and mode, so that a matrix can be measured in several invocations) and, with ``--write-readme``, the README block between the markers of :data:`BEGIN` and :data:`END`,
-generated from that results file (``--from-results FILE --write-readme`` regenerates it without
-running anything). ``--quick`` is a smoke run: tiny sizes, two rounds, no compile, one memory process.
-``--device cuda`` on a machine without CUDA prints one line and exits with status 0, having run nothing.
+size, dtype and mode, so that a matrix can be measured in several invocations) and, with
+``--write-readme``, the README block between the markers of :data:`BEGIN` and :data:`END`, generated from that
+results file (``--from-results FILE --write-readme`` regenerates it without running anything).
+``--quick`` is a smoke run: tiny sizes, two rounds, no compile, one memory process. ``--device cuda`` on
+a machine without CUDA prints one line and exits with status 0, having run nothing.
 """
 
 from __future__ import annotations
@@ -613,7 +614,7 @@ def _other_cell(row: dict[str, Any], ours: str) -> str:
     parts = []
     for which in PASSES:
         speedup = 1.0 / row["ratio"][which][f"{ours}/loop"]
-        parts.append(_mark(speedup, speedup >= LOOP_SPEEDUP_TARGET) + "×")
+        parts.append(f"{speedup:.2f}× {'✓' if speedup >= LOOP_SPEEDUP_TARGET else '✗'}")
     return "loop ÷ ours: " + " / ".join(parts)
 
 

@@ -72,7 +72,7 @@ def test_render_marks_targets(bench: ModuleType) -> None:
     row = {"layer": "mlp", "primary": "pytorch", "ratio": {"fwd": {"ours/pytorch": 1.08}}}
     assert bench._ratio_cell(row, "ours", "fwd") == "1.08 ✗"
     row = {"layer": "hyperLinear", "ratio": {"fwd": {"ours/loop": 0.1}, "fwdbwd": {"ours/loop": 0.2}}}
-    assert bench._other_cell(row, "ours") == "loop ÷ ours: 10.00 ✓× / 5.00 ✗×"
+    assert bench._other_cell(row, "ours") == "loop ÷ ours: 10.00× ✓ / 5.00× ✗"
 
 
 def test_quick_run_end_to_end(tmp_path: Path, bench: ModuleType) -> None:
