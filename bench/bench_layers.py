@@ -657,7 +657,14 @@ def _run_line(i: int, run: dict[str, Any]) -> str:
         f"({uncommitted}); device {m['device']}, {m['cpu']} ({m['cpu_count']} CPUs), {a['threads']} "
         f"thread(s), torch {m['torch']}, Python {m['python']}; load average {m['loadavg_start']} at the "
         f"start, {m['loadavg_end']} at the end; clock: {m['clock']}; {a['rounds']} rounds after "
-        f"{a['warmup']} warm-up calls; memory: {memory}; optimised realisation "
+        f"{a['warmup']} warm-up calls; memory: {memory}; "
+        + (
+            f"inductor cache `{m['inductor_cache']['dir']}`: {m['inductor_cache']['files_at_start']} files "
+            "at the start; "
+            if "inductor_cache" in m
+            else ""
+        )
+        + "optimised realisation "
         + ("present." if run["literal_switch"] else "absent (no literal switch): only the literal form ran.")
     )
 
@@ -754,12 +761,20 @@ def machine_facts(device: str) -> dict[str, Any]:
         pass
     if device == "cuda":
         cpu = f"{cpu}; GPU {torch.cuda.get_device_name()}"
+    try:  # compiled mode: a warm on-disk cache makes the first call (the compile) much shorter
+        from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+        where = Path(cache_dir())
+    except (ImportError, AttributeError):  # pragma: no cover - other torch versions
+        where = Path(os.environ.get("TORCHINDUCTOR_CACHE_DIR", "unknown"))
+    files = sum(1 for p in where.rglob("*") if p.is_file()) if where.is_dir() else 0
     return {
         "device": device,
         "cpu": cpu,
         "cpu_count": os.cpu_count(),
         "torch": torch.__version__,
         "python": platform.python_version(),
+        "inductor_cache": {"dir": str(where), "files_at_start": files},
         "loadavg_start": " ".join(f"{v:.2f}" for v in os.getloadavg()),
         "clock": "wall clock with torch.cuda.synchronize"
         if device == "cuda"
