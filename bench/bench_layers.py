@@ -53,6 +53,7 @@ import platform
 import random
 import re
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -881,7 +882,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
     run_doc = {
         "started": started,
         "finished": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
-        "command": "python bench/bench_layers.py " + " ".join(argv),
+        "command": "python bench/bench_layers.py " + shlex.join(argv),
         "machine": facts,
         "literal_switch": literal_switch(),
         "tree": tree_facts(),
