@@ -228,6 +228,28 @@ class Copair(_Term):
     f: Term
 
 
+class Rope(_Term):
+    """``Arch.rope pre seq k base``: rotary position embedding on each ``[seq, k]`` block of
+    ``[*pre, seq, k]`` ("rotate half" convention), position = index on the ``seq`` axis."""
+
+    kind: Literal["rope"] = "rope"
+    pre: tuple[Dim, ...]
+    seq: Dim
+    k: Dim
+    base: Dim
+
+
+class RepeatInterleave(_Term):
+    """``Arch.repeatInterleave pre a r post``: ``[*pre, a, *post] → [*pre, a * r, *post]``, entry ``c``
+    of the repeated axis is entry ``c / r`` of the input (``torch.repeat_interleave``)."""
+
+    kind: Literal["repeatInterleave"] = "repeatInterleave"
+    pre: tuple[Dim, ...]
+    a: Dim
+    r: Dim
+    post: tuple[Dim, ...]
+
+
 Term = Annotated[
     (
         Id
@@ -250,6 +272,8 @@ Term = Annotated[
         | MergeLast
         | Route
         | Copair
+        | Rope
+        | RepeatInterleave
     ),
     Field(discriminator="kind"),
 ]
@@ -279,6 +303,8 @@ CONSTRUCTORS: dict[str, type[_Term]] = {
     "mergeLast": MergeLast,
     "route": Route,
     "copair": Copair,
+    "rope": Rope,
+    "repeatInterleave": RepeatInterleave,
 }
 
 

@@ -35,6 +35,7 @@ from pybridge.spec.terms import (
     Term,
     Transpose,
 )
+from pybridge.spec.terms import RepeatInterleave, Rope
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,10 @@ def signature(term: Term) -> Signature:
         case Copair(k=k, f=f):
             sf = signature(f)
             return Signature(CoprodShape(k=k, a=sf.dom), sf.cod)
+        case Rope(pre=pre, seq=seq, k=k):
+            return Signature(_t(pre, [seq, k]), _t(pre, [seq, k]))
+        case RepeatInterleave(pre=pre, a=a, r=r, post=post):
+            return Signature(_t(pre, [a], post), _t(pre, [dim_mul(a, r)], post))
     raise ShapeError(f"not a layer term: {term!r}")  # pragma: no cover - the union is closed
 
 
