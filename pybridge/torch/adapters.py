@@ -83,9 +83,78 @@ def from_transformer_encoder_layer(module):
     ]
 
 
+def _llama_linear(m):
+    """``(W, b)`` of a ``transformers`` linear map; a zero ``b`` where it has none (``Arch.linear`` is affine)."""
+    if not isinstance(m, nn.Linear):
+        raise ValueError(f"expected torch.nn.Linear, got {type(m).__name__}")
+    w = m.weight.detach()
+    b = m.bias.detach() if m.bias is not None else torch.zeros(w.shape[0], dtype=w.dtype, device=w.device)
+    return (w, b)
+
+
+def _llama_rms_pair(m):
+    """``(γ, None)`` of a ``LlamaRMSNorm`` (``Arch.rmsNorm`` has a scale and no shift)."""
+    if type(m).__name__ != "LlamaRMSNorm":
+        raise ValueError(f"expected LlamaRMSNorm, got {type(m).__name__}")
+    return (m.weight.detach(), None)
+
+
+def _llama_rope_config(config):
+    rope = getattr(config, "rope_parameters", None) or {}
+    if rope.get("rope_type", "default") != "default" or float(rope.get("rope_theta", -1)) != 10000.0:
+        raise ValueError(
+            f"the Zoo's rope has base 10000 and no scaling; got rope_parameters={rope!r}"
+        )
+
+
+def _llama_attention_pairs(attn):
+    if type(attn).__name__ != "LlamaAttention":
+        raise ValueError(f"expected LlamaAttention, got {type(attn).__name__}")
+    _llama_rope_config(attn.config)
+    if attn.training and attn.attention_dropout > 0:
+        raise ValueError("LlamaAttention must have attention_dropout=0.0 (or be in eval mode)")
+    return [_llama_linear(attn.q_proj), _llama_linear(attn.k_proj), _llama_linear(attn.v_proj),
+            _llama_linear(attn.o_proj)]
+
+
+def from_llama_rotary_embedding(module):
+    """``transformers``' ``LlamaRotaryEmbedding`` (default RoPE, base 10000): no weights."""
+    if type(module).__name__ != "LlamaRotaryEmbedding":
+        raise ValueError(f"expected LlamaRotaryEmbedding, got {type(module).__name__}")
+    _llama_rope_config(module.config)
+    return []
+
+
+def from_llama_attention(module):
+    """``transformers``' ``LlamaAttention`` (default RoPE, base 10000): ``q_proj, k_proj, v_proj,
+    o_proj``, zero biases where ``attention_bias=False``."""
+    return _llama_attention_pairs(module)
+
+
+def from_llama_decoder_layer(module):
+    """``transformers``' ``LlamaDecoderLayer`` with SiLU: input_layernorm, q, k, v, o,
+    post_attention_layernorm, gate_proj, up_proj, down_proj (zero biases where there are none)."""
+    if type(module).__name__ != "LlamaDecoderLayer":
+        raise ValueError(f"expected LlamaDecoderLayer, got {type(module).__name__}")
+    mlp = module.mlp
+    if getattr(mlp.config, "hidden_act", None) != "silu":
+        raise ValueError(f"LlamaDecoderLayer must use the SiLU activation, got {mlp.config.hidden_act!r}")
+    return [
+        _llama_rms_pair(module.input_layernorm),
+        *_llama_attention_pairs(module.self_attn),
+        _llama_rms_pair(module.post_attention_layernorm),
+        _llama_linear(mlp.gate_proj),
+        _llama_linear(mlp.up_proj),
+        _llama_linear(mlp.down_proj),
+    ]
+
+
 #: Counterpart class name (as in the ``PyTorch:`` line) → adapter function name.
 ADAPTERS = {
     "Sequential": "from_sequential",
     "MultiheadAttention": "from_multihead_attention",
     "TransformerEncoderLayer": "from_transformer_encoder_layer",
+    "LlamaRotaryEmbedding": "from_llama_rotary_embedding",
+    "LlamaAttention": "from_llama_attention",
+    "LlamaDecoderLayer": "from_llama_decoder_layer",
 }

@@ -1,0 +1,1 @@
+"""Reference modules from other libraries (``transformers``), named by the Zoo's ``Reference:`` lines."""
