@@ -117,6 +117,8 @@ def _walk(term: T.Term, dims: dict[str, int]) -> tuple[int, int, int]:
         weights = _dim(term.m, dims) * _dim(term.n, dims) + _dim(term.n, dims)
     elif isinstance(term, T.LayerNorm):
         weights = 2 * _dim(term.n, dims)
+    elif isinstance(term, T.RmsNorm):
+        weights = _dim(term.n, dims)
     return weights, _numel(signature(term).cod, dims), 1
 
 

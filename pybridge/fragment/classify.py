@@ -199,6 +199,8 @@ _ARCH_CLASS: dict[type, tuple[FragmentClass, str]] = {
     T.LayerNorm: (FragmentClass.TRANSCENDENTAL, "layer norm (division by a square root)"),
     T.Route: (FragmentClass.DISCONTINUOUS_PL, "arg-max routing: the tag jumps where the arg-max changes"),
     T.Copair: (FragmentClass.PL, "dispatch on the tag (each branch continuous; the jump is the route's)"),
+    T.CausalSoftmax: (FragmentClass.TRANSCENDENTAL, "causal softmax (exp, division; masked entries are 0)"),
+    T.RmsNorm: (FragmentClass.TRANSCENDENTAL, "RMS norm (division by a square root)"),
     T.Rope: (FragmentClass.PL, "rotation by angles of the position only (linear in the input)"),
     T.RepeatInterleave: (FragmentClass.PL, "repeats entries (linear)"),
 }
@@ -251,7 +253,7 @@ def _arch(term: Any, path: str, x: _DegTree, rows: list[NodeClass]) -> _DegTree:
             out = deg_add(x[0], x[1])
             if x[0] == 0 or x[1] == 0:  # a piecewise-constant factor: linear in the other one
                 cls, reason = FragmentClass.PL, "product with a piecewise-constant factor (linear)"
-        case T.Sigmoid() | T.Softmax() | T.LayerNorm():
+        case T.Sigmoid() | T.Softmax() | T.LayerNorm() | T.CausalSoftmax() | T.RmsNorm():
             out = None
         case T.Route():
             out = x[1]

@@ -119,9 +119,13 @@ def call_counterpart(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
     return module(x)
 
 
-def leaf_pairs(module: nn.Module) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """The ``(weight, bias)`` pairs of a compiled layer, in the depth-first order of its Lean term."""
-    return [(leaf.weight.detach(), leaf.bias.detach()) for leaf in runtime._leaves(module)]
+def leaf_pairs(module: nn.Module) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
+    """The ``(weight, bias)`` pairs of a compiled layer, in the depth-first order of its Lean term
+    (``(weight, None)`` for an ``RmsNorm``, which has no bias)."""
+    return [
+        (leaf.weight.detach(), None if leaf.bias is None else leaf.bias.detach())
+        for leaf in runtime._leaves(module)
+    ]
 
 
 # --- configurations --------------------------------------------------------------------------------

@@ -18,12 +18,16 @@ with the Lean semantics itself rather than with another PyTorch program:
 * ``Kernel.argmax`` is ``Kernel.scanMax`` from index ``0``, scanning ``0, 1, …, k-1`` and moving only on
   a strict ``<`` (so ties go to the first index); ``Kernel.splitAxis`` reads entry ``i * b + j``
   (row-major) and ``Kernel.mergeAxis`` entry ``(c / b, c % b)``; ``Kernel.layerNorm`` uses the biased
-  variance (``* inv n``) with ``eps`` inside the square root.
+  variance (``* inv n``) with ``eps`` inside the square root;
+* ``Kernel.causalSoftmax`` sums, for row ``i``, ``if j ≤ i then exp (v i j) else 0`` over all ``j < n``
+  (``Scalar.sum``) and gives ``0`` at ``j > i``; ``Kernel.rmsNorm`` takes the mean square
+  ``Scalar.sum n (v j * v j) * inv (ofNat n)`` and returns ``v i * inv (sqrt (ms + eps)) * γ i``.
 
 Parameters have the nesting of Lean's ``Arch.Params``: ``comp``/``par`` → a pair ``(p_f, p_g)``,
 ``linear`` → ``(W, b)`` with ``W`` a list of ``n`` rows of length ``m`` (``[out, in]``, as
-``nn.Linear.weight``), ``layerNorm`` → ``(γ, β)``, ``copair k f`` → a list of ``k`` parameter sets of
-``f``, every other constructor → ``None`` (Lean's ``PUnit``). :func:`params_from_module` reads them
+``nn.Linear.weight``), ``layerNorm`` → ``(γ, β)``, ``rmsNorm`` → ``γ`` alone (Lean's ``Tensor α [n]``),
+``copair k f`` → a list of ``k`` parameter sets of ``f``, every other constructor → ``None`` (Lean's
+``PUnit``). :func:`params_from_module` reads them
 off a compiled module.
 
 **Scalars are pluggable.** Lean's semantics is over an abstract ``[Scalar α] [Transcendental α]``;
@@ -377,6 +381,25 @@ def layer_norm(ops: ScalarOps, n: int, eps: Any, gamma: Value, beta: Value, v: V
     ]
 
 
+def causal_softmax(ops: ScalarOps, n: int, v: Value) -> Value:
+    """``Kernel.causalSoftmax v = fun i j => if j ≤ i then exp (v i j) * inv (Scalar.sum n (fun j' =>
+    if j' ≤ i then exp (v i j') else 0)) else 0`` on one ``[n, n]`` block."""
+
+    def row(i: int) -> list[Any]:
+        total = scalar_sum(ops, n, lambda j: ops.exp(v[i][j]) if j <= i else ops.zero)
+        return [ops.mul(ops.exp(v[i][j]), ops.inv(total)) if j <= i else ops.zero for j in range(n)]
+
+    return [row(i) for i in range(n)]
+
+
+def rms_norm(ops: ScalarOps, n: int, eps: Any, gamma: Value, v: Value) -> Value:
+    """``Kernel.rmsNorm eps γ v``: ``ms = Scalar.sum n (fun j => v j * v j) * inv (ofNat n)``, then
+    ``fun i => v i * inv (sqrt (ms + eps)) * γ i``."""
+    ms = ops.mul(scalar_sum(ops, n, lambda j: ops.mul(v[j], v[j])), ops.inv(ops.of_nat(n)))
+    scale = ops.inv(ops.sqrt(ops.add(ms, eps)))
+    return [ops.mul(ops.mul(v[i], scale), gamma[i]) for i in range(n)]
+
+
 def matmul(ops: ScalarOps, m: int, k: int, post: Sequence[int], a: Value, b: Value) -> Value:
     """``Kernel.matmul A B = fun i => Tensor.lincomb k (A i) B``."""
     return [lincomb(ops, k, a[i], post, b) for i in range(m)]
@@ -512,6 +535,12 @@ def arch_eval(ops: ScalarOps, term: T.Term, p: Params, x: Value) -> Value:
             return (argmax(ops, _n(k, term), x[0]), x[1])
         case T.Copair(f=f):
             return arch_eval(ops, f, p[x[0]], x[1])
+        case T.CausalSoftmax(pre=pre, n=n):
+            n_ = _n(n, term)
+            return map_pre(lambda v: causal_softmax(ops, n_, v), _ns(pre, term), x)
+        case T.RmsNorm(pre=pre, n=n, eps=eps):
+            n_, eps_val = _n(n, term), const_denote(ops, eps)
+            return map_pre(lambda v: rms_norm(ops, n_, eps_val, p, v), _ns(pre, term), x)
         case T.Rope(pre=pre, seq=seq, k=k, base=base):
             seq_, k_, base_ = _n(seq, term), _n(k, term), _n(base, term)
             return map_pre(lambda v: rope(ops, seq_, k_, base_, v), _ns(pre, term), x)
@@ -585,6 +614,8 @@ def lift_params(ops: ScalarOps, term: T.Term, p: Params, where: str = "params") 
                 _lift_tensor(ops, [n_], p[0], f"{where}.gamma"),
                 _lift_tensor(ops, [n_], p[1], f"{where}.beta"),
             )
+        case T.RmsNorm(n=n):
+            return _lift_tensor(ops, [_n(n, term)], p, f"{where}.gamma")
         case T.Copair(k=k, f=f):
             k_ = _n(k, term)
             if not isinstance(p, list | tuple) or len(p) != k_:
@@ -621,23 +652,27 @@ def tensor_to_lists(t: torch.Tensor) -> Value:
 def params_from_module(term: T.Term, module: torch.nn.Module) -> Params:
     """The weights of ``module`` (compiled from ``term``) nested as Lean's ``Arch.Params term``.
 
-    The ``Linear``/``LayerNorm`` leaves of the module, in depth-first order, are the parametrised
-    constructors of the term in depth-first order (a ``copair k f`` contributes ``k`` copies of ``f``'s
-    leaves); scalars are exact :class:`~fractions.Fraction` values. Raises :class:`ShapeError` when
-    the module does not fit the term.
+    The ``Linear``/``LayerNorm``/``RmsNorm`` leaves of the module, in depth-first order, are the
+    parametrised constructors of the term in depth-first order (a ``copair k f`` contributes ``k``
+    copies of ``f``'s leaves); scalars are exact :class:`~fractions.Fraction` values. Raises
+    :class:`ShapeError` when the module does not fit the term.
     """
     leaves = runtime._leaves(module)
     pos = 0
 
-    def take(t: T.Term) -> tuple[Value, Value]:
+    def take(t: T.Term) -> Value:
         nonlocal pos
         if pos >= len(leaves):
             raise ShapeError(f"the module has {len(leaves)} parametrised leaves, fewer than the term needs")
         leaf = leaves[pos]
-        expected = runtime.Linear if isinstance(t, T.Linear) else runtime.LayerNorm
+        expected = {T.Linear: runtime.Linear, T.LayerNorm: runtime.LayerNorm, T.RmsNorm: runtime.RmsNorm}[
+            type(t)
+        ]
         if not isinstance(leaf, expected):
             raise ShapeError(f"leaf {pos} is a {type(leaf).__name__}, the term has {type(t).__name__} there")
         pos += 1
+        if isinstance(t, T.RmsNorm):  # Lean's ``Params (rmsNorm ..) = Tensor α [n]``: γ alone
+            return tensor_to_lists(leaf.weight.detach().cpu())
         return (tensor_to_lists(leaf.weight.detach().cpu()), tensor_to_lists(leaf.bias.detach().cpu()))
 
     def build(t: T.Term) -> Params:
@@ -645,7 +680,7 @@ def params_from_module(term: T.Term, module: torch.nn.Module) -> Params:
             case T.Comp(f=f, g=g) | T.Par(f=f, g=g):
                 pf = build(f)
                 return (pf, build(g))
-            case T.Linear() | T.LayerNorm():
+            case T.Linear() | T.LayerNorm() | T.RmsNorm():
                 return take(t)
             case T.Copair(k=k, f=f):
                 return [build(f) for _ in range(_n(k, t))]

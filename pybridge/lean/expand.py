@@ -90,6 +90,8 @@ CTOR_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
     "mergeLast": (("pre", "list"), ("a", "nat"), ("b", "nat")),
     "route": (("k", "nat"), ("hk", "proof"), ("s", "shape")),
     "copair": (("k", "nat"), ("f", "arch")),
+    "causalSoftmax": (("pre", "list"), ("n", "nat")),
+    "rmsNorm": (("pre", "list"), ("n", "nat"), ("eps", "const")),
     "rope": (("pre", "list"), ("seq", "nat"), ("k", "nat"), ("base", "nat")),
     "repeatInterleave": (("pre", "list"), ("a", "nat"), ("r", "nat"), ("post", "list")),
 }

@@ -1,1 +1,1 @@
-"""Reference modules from other libraries (``transformers``), named by the Zoo's ``Reference:`` lines."""
+"""References for the Zoo layers' ``Reference:`` lines: functions returning the counterpart module."""

@@ -11,6 +11,7 @@ from pybridge.spec.shapes import (
 from pybridge.spec.terms import (
     CONSTRUCTORS,
     Add,
+    CausalSoftmax,
     Comp,
     Const,
     Copair,
@@ -26,6 +27,7 @@ from pybridge.spec.terms import (
     Par,
     Rat,
     ReLU,
+    RmsNorm,
     Route,
     Scale,
     Sigmoid,
@@ -42,6 +44,7 @@ from pybridge.spec.typing import Signature, check, signature
 __all__ = [
     "CONSTRUCTORS",
     "Add",
+    "CausalSoftmax",
     "Comp",
     "Const",
     "Copair",
@@ -60,6 +63,7 @@ __all__ = [
     "ProdShape",
     "Rat",
     "ReLU",
+    "RmsNorm",
     "Route",
     "Scale",
     "Shape",

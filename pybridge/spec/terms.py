@@ -228,6 +228,24 @@ class Copair(_Term):
     f: Term
 
 
+class CausalSoftmax(_Term):
+    """``Arch.causalSoftmax pre n``: on each ``[n, n]`` block, row ``i`` is the softmax of its entries
+    ``j ≤ i``, and ``0`` at ``j > i``."""
+
+    kind: Literal["causalSoftmax"] = "causalSoftmax"
+    pre: tuple[Dim, ...]
+    n: Dim
+
+
+class RmsNorm(_Term):
+    """``Arch.rmsNorm pre n eps``: ``x * inv (sqrt (mean (x²) + eps)) * γ`` over the last axis."""
+
+    kind: Literal["rmsNorm"] = "rmsNorm"
+    pre: tuple[Dim, ...]
+    n: Dim
+    eps: Const
+
+
 class Rope(_Term):
     """``Arch.rope pre seq k base``: rotary position embedding on each ``[seq, k]`` block of
     ``[*pre, seq, k]`` ("rotate half" convention), position = index on the ``seq`` axis."""
@@ -272,6 +290,10 @@ Term = Annotated[
         | MergeLast
         | Route
         | Copair
+        | CausalSoftmax
+        | RmsNorm
+
+
         | Rope
         | RepeatInterleave
     ),
@@ -303,6 +325,10 @@ CONSTRUCTORS: dict[str, type[_Term]] = {
     "mergeLast": MergeLast,
     "route": Route,
     "copair": Copair,
+    "causalSoftmax": CausalSoftmax,
+    "rmsNorm": RmsNorm,
+
+
     "rope": Rope,
     "repeatInterleave": RepeatInterleave,
 }

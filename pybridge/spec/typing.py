@@ -14,6 +14,7 @@ from pybridge.errors import ShapeError
 from pybridge.spec.shapes import CoprodShape, Dim, ProdShape, Shape, TensorShape, format_shape
 from pybridge.spec.terms import (
     Add,
+    CausalSoftmax,
     Comp,
     Copair,
     Copy,
@@ -26,6 +27,7 @@ from pybridge.spec.terms import (
     Mul,
     Par,
     ReLU,
+    RmsNorm,
     Route,
     Scale,
     Sigmoid,
@@ -113,6 +115,10 @@ def signature(term: Term) -> Signature:
         case Copair(k=k, f=f):
             sf = signature(f)
             return Signature(CoprodShape(k=k, a=sf.dom), sf.cod)
+        case CausalSoftmax(pre=pre, n=n):
+            return Signature(_t(pre, [n, n]), _t(pre, [n, n]))
+        case RmsNorm(pre=pre, n=n):
+            return Signature(_t(pre, [n]), _t(pre, [n]))
         case Rope(pre=pre, seq=seq, k=k):
             return Signature(_t(pre, [seq, k]), _t(pre, [seq, k]))
         case RepeatInterleave(pre=pre, a=a, r=r, post=post):

@@ -1,7 +1,8 @@
 """Weights from PyTorch's own modules, in the depth-first leaf order of the Lean terms.
 
 Each adapter takes a PyTorch module and returns the ``(weight, bias)`` pairs of the corresponding Zoo
-layer's ``Linear``/``LayerNorm`` leaves, in the order in which they occur in the Lean term. It checks the
+layer's ``Linear``/``LayerNorm``/``RmsNorm`` leaves (an ``RmsNorm``'s pair is ``(weight, None)``), in the
+order in which they occur in the Lean term. It checks the
 configuration it relies on and raises ``ValueError`` otherwise. This module imports only ``torch``:
 the emitter copies the adapter a layer needs into the emitted file, for ``Layer.from_torch``.
 """
@@ -83,44 +84,79 @@ def from_transformer_encoder_layer(module):
     ]
 
 
-def _llama_linear(m):
-    """``(W, b)`` of a ``transformers`` linear map; a zero ``b`` where it has none (``Arch.linear`` is affine)."""
-    if not isinstance(m, nn.Linear):
-        raise ValueError(f"expected torch.nn.Linear, got {type(m).__name__}")
+def _expect_class(module, name):
+    # transformers is not imported here (emitted files import only torch): compare class names
+    if type(module).__name__ != name:
+        raise ValueError(f"expected transformers' {name}, got {type(module).__name__}")
+
+
+def _linear_or_zero_bias(m):
+    """An ``nn.Linear``'s pair; without a bias, a zero bias (``Arch.linear`` is affine)."""
     w = m.weight.detach()
     b = m.bias.detach() if m.bias is not None else torch.zeros(w.shape[0], dtype=w.dtype, device=w.device)
     return (w, b)
 
 
-def _llama_rms_pair(m):
-    """``(γ, None)`` of a ``LlamaRMSNorm`` (``Arch.rmsNorm`` has a scale and no shift)."""
-    if type(m).__name__ != "LlamaRMSNorm":
-        raise ValueError(f"expected LlamaRMSNorm, got {type(m).__name__}")
-    return (m.weight.detach(), None)
+def from_gpt2_attention(module):
+    """transformers' ``GPT2Attention`` (self-attention, ``scale_attn_weights=True``, no layer-index
+    scaling, no reordered upcast): its ``Conv1D`` ``c_attn`` (weight ``[in, 3 * out]``, columns
+    q | k | v) split into the queries', keys' and values' ``[out, in]`` pairs, then ``c_proj``
+    transposed. The module itself applies no causal mask: the ``GPT2Model`` around it passes one."""
+    _expect_class(module, "GPT2Attention")
+    if module.is_cross_attention:
+        raise ValueError("GPT2Attention must be self-attention (is_cross_attention=False)")
+    if not module.scale_attn_weights or module.scale_attn_by_inverse_layer_idx:
+        raise ValueError(
+            "GPT2Attention must scale the scores by 1/sqrt(head_dim) only "
+            "(scale_attn_weights=True, scale_attn_by_inverse_layer_idx=False)"
+        )
+    if module.reorder_and_upcast_attn:
+        raise ValueError("GPT2Attention must have reorder_and_upcast_attn=False (it computes in float32)")
+    if module.training and module.attn_dropout.p > 0:
+        raise ValueError("GPT2Attention must have attn_pdrop=0.0 (or be in eval mode)")
+    d = module.embed_dim
+    w = module.c_attn.weight.detach()
+    b = module.c_attn.bias.detach()
+    pairs = [(w[:, i * d : (i + 1) * d].t(), b[i * d : (i + 1) * d]) for i in range(3)]
+    pairs.append((module.c_proj.weight.detach().t(), module.c_proj.bias.detach()))
+    return pairs
+
+
+def from_llama_rms_norm(module):
+    """transformers' ``LlamaRMSNorm``: its scale, as the pair ``(weight, None)`` (no bias)."""
+    _expect_class(module, "LlamaRMSNorm")
+    return [(module.weight.detach(), None)]
+
+
+def from_llama_mlp(module):
+    """transformers' ``LlamaMLP`` with the SiLU activation: ``gate_proj``, ``up_proj``, ``down_proj``;
+    each bias is zero where the module has none (``mlp_bias=False``, Llama's default)."""
+    _expect_class(module, "LlamaMLP")
+    if type(module.act_fn).__name__ not in ("SiLUActivation", "SiLU"):
+        raise ValueError(f"LlamaMLP must use the SiLU activation, got {type(module.act_fn).__name__}")
+    return [_linear_or_zero_bias(module.gate_proj), _linear_or_zero_bias(module.up_proj),
+            _linear_or_zero_bias(module.down_proj)]
 
 
 def _llama_rope_config(config):
+    """The Zoo's ``rope`` has base 10000 and no scaling: refuse any other RoPE configuration."""
     rope = getattr(config, "rope_parameters", None) or {}
     if rope.get("rope_type", "default") != "default" or float(rope.get("rope_theta", -1)) != 10000.0:
-        raise ValueError(
-            f"the Zoo's rope has base 10000 and no scaling; got rope_parameters={rope!r}"
-        )
+        raise ValueError(f"the Zoo's rope has base 10000 and no scaling; got rope_parameters={rope!r}")
 
 
 def _llama_attention_pairs(attn):
-    if type(attn).__name__ != "LlamaAttention":
-        raise ValueError(f"expected LlamaAttention, got {type(attn).__name__}")
+    _expect_class(attn, "LlamaAttention")
     _llama_rope_config(attn.config)
     if attn.training and attn.attention_dropout > 0:
         raise ValueError("LlamaAttention must have attention_dropout=0.0 (or be in eval mode)")
-    return [_llama_linear(attn.q_proj), _llama_linear(attn.k_proj), _llama_linear(attn.v_proj),
-            _llama_linear(attn.o_proj)]
+    return [_linear_or_zero_bias(attn.q_proj), _linear_or_zero_bias(attn.k_proj),
+            _linear_or_zero_bias(attn.v_proj), _linear_or_zero_bias(attn.o_proj)]
 
 
 def from_llama_rotary_embedding(module):
     """``transformers``' ``LlamaRotaryEmbedding`` (default RoPE, base 10000): no weights."""
-    if type(module).__name__ != "LlamaRotaryEmbedding":
-        raise ValueError(f"expected LlamaRotaryEmbedding, got {type(module).__name__}")
+    _expect_class(module, "LlamaRotaryEmbedding")
     _llama_rope_config(module.config)
     return []
 
@@ -134,18 +170,12 @@ def from_llama_attention(module):
 def from_llama_decoder_layer(module):
     """``transformers``' ``LlamaDecoderLayer`` with SiLU: input_layernorm, q, k, v, o,
     post_attention_layernorm, gate_proj, up_proj, down_proj (zero biases where there are none)."""
-    if type(module).__name__ != "LlamaDecoderLayer":
-        raise ValueError(f"expected LlamaDecoderLayer, got {type(module).__name__}")
-    mlp = module.mlp
-    if getattr(mlp.config, "hidden_act", None) != "silu":
-        raise ValueError(f"LlamaDecoderLayer must use the SiLU activation, got {mlp.config.hidden_act!r}")
+    _expect_class(module, "LlamaDecoderLayer")
     return [
-        _llama_rms_pair(module.input_layernorm),
+        *from_llama_rms_norm(module.input_layernorm),
         *_llama_attention_pairs(module.self_attn),
-        _llama_rms_pair(module.post_attention_layernorm),
-        _llama_linear(mlp.gate_proj),
-        _llama_linear(mlp.up_proj),
-        _llama_linear(mlp.down_proj),
+        *from_llama_rms_norm(module.post_attention_layernorm),
+        *from_llama_mlp(module.mlp),
     ]
 
 
@@ -154,6 +184,9 @@ ADAPTERS = {
     "Sequential": "from_sequential",
     "MultiheadAttention": "from_multihead_attention",
     "TransformerEncoderLayer": "from_transformer_encoder_layer",
+    "GPT2Attention": "from_gpt2_attention",
+    "LlamaRMSNorm": "from_llama_rms_norm",
+    "LlamaMLP": "from_llama_mlp",
     "LlamaRotaryEmbedding": "from_llama_rotary_embedding",
     "LlamaAttention": "from_llama_attention",
     "LlamaDecoderLayer": "from_llama_decoder_layer",

@@ -114,6 +114,17 @@ def realize(term: T.Term) -> Call:
             return Call(
                 "Copair", children=tuple(realize(f) for _ in range(n)), list_children=True, lean="copair"
             )
+        case T.CausalSoftmax():
+            return Call("CausalSoftmax", lean="causalSoftmax")
+        case T.RmsNorm(n=n, eps=eps):
+            value, src = _const(eps)
+            return Call(
+                "RmsNorm",
+                args=(_int(n, "the normalised width", term), value),
+                source=(None, src),
+                params=True,
+                lean="rmsNorm",
+            )
         case T.Rope(k=k, base=base):
             base_ = _int(base, "the rotary base", term)
             if base_ <= 0:
@@ -147,12 +158,13 @@ def compile_term(
 
 
 def leaf_count(term: T.Term) -> int:
-    """How many ``(weight, bias)`` sets the realisation of ``term`` has (depth-first leaves)."""
+    """How many ``(weight, bias)`` sets the realisation of ``term`` has (depth-first leaves; an
+    ``rmsNorm``'s set is ``(weight, None)``)."""
     return sum(1 for _ in _leaf_terms(term))
 
 
 def _leaf_terms(term: T.Term) -> Iterator[T.Term]:
-    if isinstance(term, T.Linear | T.LayerNorm):
+    if isinstance(term, T.Linear | T.LayerNorm | T.RmsNorm):
         yield term
     elif isinstance(term, T.Copair):
         for _ in range(_int(term.k, "the number of branches", term)):

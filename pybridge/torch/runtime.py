@@ -204,6 +204,33 @@ class Copair(nn.Module):
         return _select([branch(value) for branch in self.branches], tag)
 
 
+class CausalSoftmax(nn.Module):
+    """``Arch.causalSoftmax pre n``: on each ``[n, n]`` block (the last two axes), entries above the
+    diagonal (``j > i``) are set to ``-inf`` and each row goes through softmax, so they come out exactly
+    ``0`` and row ``i`` is the softmax of its entries ``j ≤ i``."""
+
+    def forward(self, x):
+        n = x.shape[-1]
+        above = torch.ones(n, n, dtype=torch.bool, device=x.device).triu(1)
+        return torch.softmax(x.masked_fill(above, float("-inf")), dim=-1)
+
+
+class RmsNorm(nn.Module):
+    """``Arch.rmsNorm pre n eps``: ``x * rsqrt(mean(x²) + eps) * weight`` over the last axis (the
+    formula of ``LlamaRMSNorm``, computed in the input's dtype). One parameter, the scale ``weight``
+    (initialised to ones); ``bias`` is ``None``."""
+
+    def __init__(self, n, eps, device=None, dtype=None):
+        super().__init__()
+        self.eps = float(eps)
+        self.weight = nn.Parameter(torch.ones(int(n), device=device, dtype=dtype))
+        self.register_parameter("bias", None)
+
+    def forward(self, x):
+        ms = x.pow(2).mean(dim=-1, keepdim=True)
+        return x * torch.rsqrt(ms + self.eps) * self.weight
+
+
 class Rope(nn.Module):
     """``Arch.rope pre seq k base``: rotary position embedding on the last two axes ``[seq, k]``.
 
@@ -247,7 +274,7 @@ class RepeatInterleave(nn.Module):
 
 def _leaves(module):
     """Parametrised leaves in depth-first order (the order of the Lean term)."""
-    if isinstance(module, (Linear, LayerNorm)):
+    if isinstance(module, (Linear, LayerNorm, RmsNorm)):
         return [module]
     out = []
     for child in module.children():
@@ -255,20 +282,26 @@ def _leaves(module):
     return out
 
 
+def _shape_of(t):
+    return None if t is None else tuple(t.shape)
+
+
 def load_leaves(root, pairs):
-    """Copy ``(weight, bias)`` pairs into the parametrised leaves of ``root``, in depth-first order."""
+    """Copy ``(weight, bias)`` pairs into the parametrised leaves of ``root``, in depth-first order
+    (``RmsNorm`` has no bias: its pair is ``(weight, None)``)."""
     leaves = _leaves(root)
     if len(leaves) != len(pairs):
         raise ValueError(f"expected {len(leaves)} weight sets, got {len(pairs)}")
     with torch.no_grad():
         for i, (leaf, (w, b)) in enumerate(zip(leaves, pairs)):
-            if tuple(leaf.weight.shape) != tuple(w.shape) or tuple(leaf.bias.shape) != tuple(b.shape):
+            if _shape_of(leaf.weight) != _shape_of(w) or _shape_of(leaf.bias) != _shape_of(b):
                 raise ValueError(
-                    f"weight set {i} ({type(leaf).__name__}): expected weight {tuple(leaf.weight.shape)} "
-                    f"and bias {tuple(leaf.bias.shape)}, got {tuple(w.shape)} and {tuple(b.shape)}"
+                    f"weight set {i} ({type(leaf).__name__}): expected weight {_shape_of(leaf.weight)} "
+                    f"and bias {_shape_of(leaf.bias)}, got {_shape_of(w)} and {_shape_of(b)}"
                 )
             leaf.weight.copy_(w)
-            leaf.bias.copy_(b)
+            if b is not None:
+                leaf.bias.copy_(b)
 
 
 def check_input(x, expected, where="input"):
