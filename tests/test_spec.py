@@ -8,6 +8,7 @@ import pytest
 from pybridge.errors import ShapeError
 from pybridge.spec import (
     CONSTRUCTORS,
+    CausalSoftmax,
     Add,
     Comp,
     Copair,
@@ -25,6 +26,7 @@ from pybridge.spec import (
     ProdShape,
     Rat,
     ReLU,
+    RmsNorm,
     Route,
     Scale,
     Sigmoid,
@@ -36,6 +38,7 @@ from pybridge.spec import (
     Transpose,
     signature,
 )
+from pybridge.spec.terms import RepeatInterleave, Rope
 
 
 def t(*dims: int | str) -> TensorShape:
@@ -64,6 +67,10 @@ CASES = [
     (MergeLast(pre=(5,), a=2, b=4), t(5, 2, 4), t(5, 8)),
     (Route(k=3, s=t(4)), ProdShape(a=t(3), b=t(4)), CoprodShape(k=3, a=t(4))),
     (Copair(k=3, f=Linear(pre=(), m=4, n=2)), CoprodShape(k=3, a=t(4)), t(2)),
+    (CausalSoftmax(pre=(2,), n="seq"), t(2, "seq", "seq"), t(2, "seq", "seq")),
+    (RmsNorm(pre=("seq",), n=8, eps=Rat(num=1, den=1000000)), t("seq", 8), t("seq", 8)),
+    (Rope(pre=(4,), seq="seq", k=6, base=10000), t(4, "seq", 6), t(4, "seq", 6)),
+    (RepeatInterleave(pre=(), a=2, r=3, post=("seq", 4)), t(2, "seq", 4), t(6, "seq", 4)),
 ]
 
 
@@ -74,7 +81,7 @@ def test_constructor_signatures(term: Term, dom: object, cod: object) -> None:
 
 
 def test_every_lean_constructor_is_covered() -> None:
-    # the 20 constructors of `inductive Arch`, in order
+    # the constructors of `inductive Arch`, in order
     assert list(CONSTRUCTORS) == [
         "id",
         "comp",
@@ -96,6 +103,10 @@ def test_every_lean_constructor_is_covered() -> None:
         "mergeLast",
         "route",
         "copair",
+        "causalSoftmax",
+        "rmsNorm",
+        "rope",
+        "repeatInterleave",
     ]
     covered = {case[0].kind for case in CASES} | {"comp", "par"}
     assert covered == set(CONSTRUCTORS)
