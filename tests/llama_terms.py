@@ -86,6 +86,7 @@ EPS = T.Rat(num=1, den=1000000)
 
 def llama_decoder(seq: Dim, d: int, kv_heads: int, groups: int, k: int, f: int, base: int = 10000) -> T.Term:
     return comp(
-        residual((seq, d), comp(T.RmsNorm(pre=(seq,), n=d, eps=EPS), gqa_attention(seq, d, kv_heads, groups, k, base))),
+        residual((seq, d), comp(T.RmsNorm(pre=(seq,), n=d, eps=EPS),
+                                gqa_attention(seq, d, kv_heads, groups, k, base))),
         residual((seq, d), comp(T.RmsNorm(pre=(seq,), n=d, eps=EPS), llama_mlp(seq, d, f))),
     )

@@ -8,8 +8,8 @@ import pytest
 from pybridge.errors import ShapeError
 from pybridge.spec import (
     CONSTRUCTORS,
-    CausalSoftmax,
     Add,
+    CausalSoftmax,
     Comp,
     Copair,
     CoprodShape,

@@ -40,7 +40,8 @@ here the scalar operations are an object satisfying the :class:`ScalarOps` proto
   this instance raises :class:`NotExactError` on them (softmax, sigmoid, layer norm, ``invSqrt``).
   Likewise ``log``, ``sin`` and ``cos`` (the rotary embedding ``rope``).
 * :data:`FLOAT` (:class:`FloatOps`) realises the scalars as Python floats (IEEE double), with
-  ``math.exp``/``math.sqrt`` (and ``math.log``/``math.sin``/``math.cos``) and ``inv 0 = 0``; inputs and parameters given as ``Fraction`` are
+  ``math.exp``/``math.sqrt`` (and ``math.log``/``math.sin``/``math.cos``) and ``inv 0 = 0``; inputs and
+  parameters given as ``Fraction`` are
   converted to float on entry. Its results differ from PyTorch's float64 only by rounding (another
   summation order, PyTorch's max-subtraction in softmax), which is what the transcendental layers are
   checked for.

@@ -305,7 +305,9 @@ class LlamaDecoderLayerReference(nn.Module):
         positions = _positions(x, x.shape[1])
         mask = create_causal_mask(config=self.config, inputs_embeds=x, attention_mask=None, cache=None,
                                   position_ids=positions)
-        return self.layer(x, attention_mask=mask, position_ids=positions, position_embeddings=position_embeddings)
+        return self.layer(
+            x, attention_mask=mask, position_ids=positions, position_embeddings=position_embeddings
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.forward_with(x, self.position_embeddings(x))

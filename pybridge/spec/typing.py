@@ -27,7 +27,9 @@ from pybridge.spec.terms import (
     Mul,
     Par,
     ReLU,
+    RepeatInterleave,
     RmsNorm,
+    Rope,
     Route,
     Scale,
     Sigmoid,
@@ -37,7 +39,6 @@ from pybridge.spec.terms import (
     Term,
     Transpose,
 )
-from pybridge.spec.terms import RepeatInterleave, Rope
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,9 @@ def realize(term: T.Term) -> Call:
             return Call("Rope", args=(_int(k, "the rotated width", term), base_), lean="rope")
         case T.RepeatInterleave(r=r, post=post):
             return Call(
-                "RepeatInterleave", args=(_int(r, "the repeat count", term), len(post)), lean="repeatInterleave"
+                "RepeatInterleave",
+                args=(_int(r, "the repeat count", term), len(post)),
+                lean="repeatInterleave",
             )
     raise ShapeError(f"cannot realise {term!r}")  # pragma: no cover - the union is closed
 
