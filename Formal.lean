@@ -13,6 +13,12 @@ import Formal.Zoo.EncoderBlock
 import Formal.Zoo.GLU
 import Formal.Zoo.HyperLinear
 import Formal.Zoo.MoE
+import Formal.Zoo.CausalAttention
+import Formal.Zoo.RMSNorm
+import Formal.Zoo.SwiGLU
+import Formal.Zoo.Rotary
+import Formal.Zoo.GQA
+import Formal.Zoo.Llama
 
 -- IMPORTS: categorical core (Formal/Category, Formal/Fam, Formal/Para)
 import Formal.Category.ChosenProducts

@@ -14,7 +14,11 @@ constructor ↔ Python class ↔ PyTorch realisation), and each primitive earns 
 * the bilinear atoms of input-dependent weights: `mul` (entrywise, gates) and `matmul` (a matrix
   computed from the input applied to another computed tensor: attention, hypernetworks);
 * index plumbing for heads: `transpose` of two adjacent axes, `splitLast`, `mergeLast`;
-* routing: `route` (arg-max tag into a coproduct) and `copair` (one parametrised branch per tag).
+* routing: `route` (arg-max tag into a coproduct) and `copair` (one parametrised branch per tag);
+* the layers of today's decoders: `causalSoftmax` (masked attention weights), `rmsNorm`, `rope`
+  (rotary position embedding), `repeatInterleave` (shared key/value heads), and `sdpa`, the fused
+  attention core `softmax(Q Kᵀ/√k) V`, which the Zoo never writes: it is the target of the rewrites
+  `Formal.Arch.attnCore_eq_sdpa` and `Formal.Arch.attnCoreCausal_eq_sdpa` (`Formal/Network/Rewrites.lean`).
 
 Layers act on one sample; the PyTorch side adds a leading batch axis. Parameters are not part of
 the syntax: `Arch.Params α f` is the type of weights of `f`, and `Arch.eval f : Params α f → ...`
@@ -88,6 +92,25 @@ inductive Arch : Shape → Shape → Type where
   /-- Copairing out of a coproduct: `k` independently parametrised copies of `f`, the tag choosing
   which one runs. -/
   | copair (k : Nat) {s t : Shape} (f : Arch s t) : Arch (.coprod k s) t
+  /-- Causal softmax over the last axis of each `[n, n]` block: entry `(i, j)` is `0` for `j > i`,
+  and row `i` is the softmax of its entries `j ≤ i` (`masked_fill` of the upper triangle with
+  `-inf`, then `softmax(dim=-1)`). -/
+  | causalSoftmax (pre : List Nat) (n : Nat) : Arch (.tensor (pre ++ [n, n])) (.tensor (pre ++ [n, n]))
+  /-- RMS normalisation over the last axis with a learnt scale (`LlamaRMSNorm`, `T5LayerNorm`). -/
+  | rmsNorm (pre : List Nat) (n : Nat) (eps : Const) : Arch (.tensor (pre ++ [n])) (.tensor (pre ++ [n]))
+  /-- Rotary position embedding on each `[seq, k]` block, base `base`, "rotate half" convention of
+  `transformers`; the position is the index on the `seq` axis. -/
+  | rope (pre : List Nat) (seq k base : Nat) :
+      Arch (.tensor (pre ++ [seq, k])) (.tensor (pre ++ [seq, k]))
+  /-- Repeat each entry of an axis `r` times in place (`torch.repeat_interleave(x, r, dim)`). -/
+  | repeatInterleave (pre : List Nat) (a r : Nat) (post : List Nat) :
+      Arch (.tensor (pre ++ a :: post)) (.tensor (pre ++ (a * r) :: post))
+  /-- Fused scaled dot-product attention on `heads` heads, input `((Q, K), V)`:
+  per head `softmax(Q Kᵀ/√k) V`, with causal softmax rows when `causal`
+  (`scaled_dot_product_attention`). -/
+  | sdpa (heads seq k : Nat) (causal : Bool) :
+      Arch (.prod (.prod (.tensor [heads, seq, k]) (.tensor [heads, seq, k])) (.tensor [heads, seq, k]))
+        (.tensor [heads, seq, k])
 
 namespace Arch
 
@@ -98,7 +121,8 @@ scoped infixr:80 " ≫ " => Arch.comp
 scoped infixr:70 " ⊗ " => Arch.par
 
 /-- The parameters (weights) of a layer: `nn.Linear`'s `[out, in]` weight and bias, layer norm's
-scale and shift, one parameter set per branch of a copairing; nothing for the other primitives. -/
+scale and shift, RMS norm's scale, one parameter set per branch of a copairing; nothing for the
+other primitives. -/
 def Params (α : Type u) : {s t : Shape} → Arch s t → Type u
   | _, _, .id _ => PUnit
   | _, _, .comp f g => Params α f × Params α g
@@ -120,6 +144,11 @@ def Params (α : Type u) : {s t : Shape} → Arch s t → Type u
   | _, _, .mergeLast _ _ _ => PUnit
   | _, _, .route _ _ _ => PUnit
   | _, _, .copair k f => Fin k → Params α f
+  | _, _, .causalSoftmax _ _ => PUnit
+  | _, _, .rmsNorm _ n _ => Tensor α [n]
+  | _, _, .rope _ _ _ _ => PUnit
+  | _, _, .repeatInterleave _ _ _ _ => PUnit
+  | _, _, .sdpa _ _ _ _ => PUnit
 termination_by structural _ _ f => f
 
 variable {α : Type u} [Scalar α] [Transcendental α]
@@ -171,6 +200,20 @@ def eval : {s t : Shape} → (f : Arch s t) → Params α f → Shape.denote α 
         (Kernel.mergeAxis (α := α) (a := a) (b := b)) pre x
   | _, _, .route k hk _, _, x => (Kernel.argmax (α := α) k hk (Prod.fst x), Prod.snd x)
   | _, _, .copair _ f, p, x => eval f (p (Prod.fst x)) (Prod.snd x)
+  | _, _, .causalSoftmax pre n, _, x =>
+      Tensor.mapPre (α := α) (s := [n, n]) (t := [n, n]) (Kernel.causalSoftmax (α := α) (n := n)) pre x
+  | _, _, .rmsNorm pre n eps, p, x =>
+      Tensor.mapPre (α := α) (s := [n]) (t := [n])
+        (Kernel.rmsNorm (α := α) (n := n) (Const.denote eps : α) p) pre x
+  | _, _, .rope pre seq k base, _, x =>
+      Tensor.mapPre (α := α) (s := [seq, k]) (t := [seq, k])
+        (Kernel.rope (α := α) (seq := seq) (k := k) base) pre x
+  | _, _, .repeatInterleave pre a r post, _, x =>
+      Tensor.mapPre (α := α) (s := a :: post) (t := (a * r) :: post)
+        (Kernel.repeatAxis (a := a) (r := r) (β := Tensor α post)) pre x
+  | _, _, .sdpa heads seq k causal, _, x =>
+      Kernel.sdpa (α := α) (heads := heads) (seq := seq) (k := k) causal
+        (Prod.fst (Prod.fst x)) (Prod.snd (Prod.fst x)) (Prod.snd x)
 termination_by structural _ _ f => f
 
 end Arch

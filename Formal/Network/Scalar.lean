@@ -7,10 +7,12 @@ abstract scalar type. This file declares the operations that the semantics uses,
 * `Scalar α`: the ordered-field operations (`+`, `*`, negation, inverse, the embedding of `Nat`, and a
   decidable strict order). ReLU, arg-max routing, means and scalings need nothing more. Core's `Rat` is
   an instance (below), so every statement proved for an arbitrary `Scalar` holds over the rationals.
-* `Transcendental α`: `exp` and `sqrt`, used by softmax, sigmoid, layer norm and the `1/√d` scaling of
-  attention. Their laws (and those of `ofNat`) are hypothesis classes in `Formal/PL/ExpLaws.lean`
+* `Transcendental α`: `exp` and `sqrt`, used by softmax, sigmoid, layer and RMS norm and the `1/√d`
+  scaling of attention, and `log`, `sin`, `cos`, used by the rotary position embedding (`Arch.rope`).
+  The laws of `exp`, `sqrt` (and those of `ofNat`) are hypothesis classes in `Formal/PL/ExpLaws.lean`
   (`ExpLaws`, `SqrtLaws`, `NatCastLaws`), taken by the proofs about softmax
-  (`Formal/PL/Softmax.lean`); no `Rat` instance of them exists.
+  (`Formal/PL/Softmax.lean`); no law of `log`, `sin` or `cos` is stated (no proof uses one). No `Rat`
+  instance of `Transcendental` exists.
 
 Laws (associativity, distributivity, order compatibility, ...) are *not* fields of `Scalar`: the
 proofs that need them take them as an explicit hypothesis class (see `Formal/PL/`), so each theorem
@@ -36,14 +38,22 @@ class Scalar (α : Type u) extends Add α, Mul α, Neg α, LT α where
   /-- The strict order is decidable: ReLU and arg-max branch on it. -/
   decLt : ∀ a b : α, Decidable (a < b)
 
-/-- `exp` and `sqrt`, the two transcendental operations that softmax, sigmoid, layer norm and the
-attention scaling use. Their laws are the hypothesis classes `Formal.PL.ExpLaws` and
-`Formal.PL.SqrtLaws`, not fields. -/
+/-- The transcendental operations of the layers: `exp` and `sqrt` (softmax, sigmoid, layer and RMS
+norm, the attention scaling) and `log`, `sin`, `cos` (the rotary position embedding, whose angles are
+`p · base^(-2f/k) = p · exp (-(2f/k) · log base)`). The laws of `exp` and `sqrt` are the hypothesis
+classes `Formal.PL.ExpLaws` and `Formal.PL.SqrtLaws`, not fields; no law of `log`, `sin` or `cos` is
+stated anywhere (no proof needs one). -/
 class Transcendental (α : Type u) where
   /-- The exponential. -/
   exp : α → α
   /-- The (non-negative) square root. -/
   sqrt : α → α
+  /-- The natural logarithm (used on positive arguments only: the rotary base). -/
+  log : α → α
+  /-- The sine. -/
+  sin : α → α
+  /-- The cosine. -/
+  cos : α → α
 
 namespace Scalar
 

@@ -95,6 +95,58 @@ def matmul {m k : Nat} {post : List Nat} (A : Fin m → Fin k → α) (B : Fin k
     Fin m → Tensor α post :=
   fun i => Tensor.lincomb k (A i) B
 
+/-- Causal softmax of one `[n, n]` block of scores (row `i` a query, column `j` a key): entry
+`(i, j)` is `exp vᵢⱼ / ∑_{j' ≤ i} exp vᵢⱼ'` for `j ≤ i` and `0` for `j > i`. The denominator is
+`Scalar.sum n` over all `j' < n` with the masked terms `0`, so row `0` sums the term `j' = 0` alone.
+PyTorch fills the upper triangle with `-inf` and takes `softmax(dim=-1)`: the same value, with the
+masked entries exactly `0`. -/
+def causalSoftmax {n : Nat} (v : Fin n → Fin n → α) : Fin n → Fin n → α :=
+  fun i j =>
+    if j.val ≤ i.val then
+      Transcendental.exp (v i j) *
+        Scalar.inv (Scalar.sum (α := α) n
+          (fun j' => if j'.val ≤ i.val then Transcendental.exp (v i j') else (Scalar.zero : α)))
+    else (Scalar.zero : α)
+
+/-- RMS normalisation of a vector with the learnt scale `γ`, as `LlamaRMSNorm` and `T5LayerNorm`:
+`vᵢ / √(mean_j vⱼ² + eps) · γᵢ`, the mean being `(∑ⱼ vⱼ · vⱼ) · (ofNat n)⁻¹`. No centring and no
+shift (unlike `layerNorm`). -/
+def rmsNorm {n : Nat} (eps : α) (γ : Fin n → α) (v : Fin n → α) : Fin n → α :=
+  let ms : α := Scalar.sum n (fun j => v j * v j) * Scalar.inv (Scalar.ofNat n : α)
+  fun i => v i * Scalar.inv (Transcendental.sqrt (ms + eps)) * γ i
+
+/-- The rotary angle of position `p` and frequency `f` for head width `k`:
+`θ(p, f) = p · base^(-2f/k)`, written as `ofNat p * exp (-(ofNat (2 f) * (ofNat k)⁻¹) * log (ofNat base))`
+(`transformers` computes `inv_freq = 1 / base^(2f/k)` and the angle `p · inv_freq`). -/
+def ropeAngle (k base p f : Nat) : α :=
+  (Scalar.ofNat p : α) *
+    Transcendental.exp
+      ((-((Scalar.ofNat (2 * f) : α) * Scalar.inv (Scalar.ofNat k : α))) *
+        Transcendental.log (Scalar.ofNat base : α))
+
+/-- Entry `c` of a vector, `0` when `c` is out of range. -/
+def entryOr {k : Nat} (v : Fin k → α) (c : Nat) : α :=
+  if h : c < k then v ⟨c, h⟩ else (Scalar.zero : α)
+
+/-- Rotary position embedding of one `[seq, k]` block in the "rotate half" convention of
+`transformers` (`apply_rotary_pos_emb`, `rotate_half`): position `p` is the row, `h = k / 2`, and
+for `i < h`: `out p i = x p i · cos θ(p, i) - x p (i + h) · sin θ(p, i)`;
+for `i ≥ h`: `out p i = x p i · cos θ(p, i - h) + x p (i - h) · sin θ(p, i - h)`
+(`θ` is `ropeAngle`). The partner entries are read with `entryOr`, whose out-of-range branch is
+never taken (`i + h < 2h ≤ k` and `i - h ≤ i < k`): this spares an index lemma. An odd `k` is
+allowed here (the last entry then pairs with entry `k - 1 - h`); the Zoo layers require `2 ∣ k`. -/
+def rope {seq k : Nat} (base : Nat) (x : Fin seq → Fin k → α) : Fin seq → Fin k → α :=
+  fun p i =>
+    if i.val < k / 2 then
+      Scalar.sub
+        (x p i * Transcendental.cos (Kernel.ropeAngle (α := α) k base p.val i.val))
+        (Kernel.entryOr (α := α) (x p) (i.val + k / 2) *
+          Transcendental.sin (Kernel.ropeAngle (α := α) k base p.val i.val))
+    else
+      x p i * Transcendental.cos (Kernel.ropeAngle (α := α) k base p.val (i.val - k / 2)) +
+        Kernel.entryOr (α := α) (x p) (i.val - k / 2) *
+          Transcendental.sin (Kernel.ropeAngle (α := α) k base p.val (i.val - k / 2))
+
 /-- The first index of a maximal entry, scanning `0, 1, ..., k-1` (as `torch.argmax`). -/
 def scanMax {k : Nat} (v : Fin k → α) : (n : Nat) → Fin k → Fin k
   | 0, best => best
@@ -149,6 +201,41 @@ def mergeAxis {a b : Nat} (t : Fin a → Fin b → α) : Fin (a * b) → α :=
 /-- Swap two leading axes: `(swap y) j i = y i j` (the transposition of two adjacent axes). -/
 def swap {a b : Nat} {β : Type u} (y : Fin a → Fin b → β) : Fin b → Fin a → β :=
   fun j i => y i j
+
+/-- `[a] → [a * r]` on the leading axis, each entry repeated `r` times in place: entry `c` is entry
+`c / r` (`torch.repeat_interleave(x, r, dim)`, `transformers`' `repeat_kv`). -/
+def repeatAxis {a r : Nat} {β : Type u} (t : Fin a → β) : Fin (a * r) → β :=
+  fun c => t ⟨c.val / r, Index.div_lt c.isLt⟩
+
+end Kernel
+
+/-! ## The fused attention core -/
+
+namespace Kernel
+
+variable {α : Type u} [Scalar α] [Transcendental α]
+
+/-- The scaled scores of one head, `Q Kᵀ · (1/√k)`: the same kernels, in the same order, as the
+first three layers of `Arch.attnWeights` (`Kernel.swap`, `Kernel.matmul`, then `Tensor.map` of the
+multiplication by `inv (sqrt (ofNat k))`, which is `Const.denote (.invSqrt k)` by definition). -/
+def attnScores {seq k : Nat} (q kk : Fin seq → Fin k → α) : Fin seq → Fin seq → α :=
+  Tensor.map (α := α) (s := [seq, seq])
+    (fun a => Scalar.inv (Transcendental.sqrt (Scalar.ofNat k : α)) * a)
+    (Kernel.matmul (α := α) (m := seq) (k := k) (post := [seq]) q (Kernel.swap (β := α) kk))
+
+/-- Scaled dot-product attention on `heads` heads, as `scaled_dot_product_attention(Q, K, V,
+is_causal=causal, scale=1/√k)`: per head `h`, `softmax(Q Kᵀ/√k) V`, with `causalSoftmax` on the
+score block when `causal` and `softmax` on each row otherwise. Built from the kernels of
+`Arch.attnWeights` / `Arch.attnWeightsCausal` and `Arch.matmul`, so that
+`Formal.Arch.attnCore_eq_sdpa` and `Formal.Arch.attnCoreCausal_eq_sdpa` hold by unfolding. -/
+def sdpa {heads seq k : Nat} (causal : Bool) (q kk v : Fin heads → Fin seq → Fin k → α) :
+    Fin heads → Fin seq → Fin k → α :=
+  fun h =>
+    Kernel.matmul (α := α) (m := seq) (k := seq) (post := [k])
+      (cond causal
+        (Kernel.causalSoftmax (α := α) (n := seq) (Kernel.attnScores (α := α) (q h) (kk h)))
+        (fun i => Kernel.softmax (α := α) (n := seq) (Kernel.attnScores (α := α) (q h) (kk h) i)))
+      (v h)
 
 end Kernel
 

@@ -3,8 +3,9 @@ import Formal.PL.Laws
 /-!
 # Laws of `exp`, `sqrt` and the embedding of `Nat`
 
-`Formal.Transcendental` declares `exp` and `sqrt` as bare operations, and `Formal.Scalar` declares
-`ofNat` as a bare operation. With no laws, `exp := fun _ => 1` is allowed, and then softmax attention
+`Formal.Transcendental` declares `exp` and `sqrt` (and `log`, `sin`, `cos`, which no proof here
+uses and which get no laws) as bare operations, and `Formal.Scalar` declares `ofNat` as a bare
+operation. With no laws, `exp := fun _ => 1` is allowed, and then softmax attention
 is affine; so no statement about softmax (Villani & McBurney, arXiv 2403.18415v2, §4, claim C2: "a
 transformer is not piecewise linear") can be proved without them. This file states the laws the
 proofs use, in the library's style: `Prop`-valued hypothesis classes over the operations (as
