@@ -436,15 +436,17 @@ def merge_axis(a: int, b: int, t: Value) -> Value:
 
 
 def rope_angle(ops: ScalarOps, k: int, base: int, p: int, f: int) -> Any:
-    """``θ(p, f) = ofNat p * exp (-(ofNat (2 * f) * inv (ofNat k)) * log (ofNat base))``."""
+    """``Kernel.ropeAngle k base p f``:
+    ``ofNat p * exp (-(ofNat (2 * f) * inv (ofNat k)) * log (ofNat base))``."""
     expo = ops.mul(ops.neg(ops.mul(ops.of_nat(2 * f), ops.inv(ops.of_nat(k)))), ops.log(ops.of_nat(base)))
     return ops.mul(ops.of_nat(p), ops.exp(expo))
 
 
 def rope(ops: ScalarOps, seq: int, k: int, base: int, x: Value) -> Value:
-    """The rotary embedding of one ``[seq, k]`` block, ``h = k / 2``: entry ``i < h`` is
+    """``Kernel.rope base x``, one ``[seq, k]`` block, ``h = k / 2``: entry ``i < h`` is
     ``x p i * cos θ(p,i) - x p (i+h) * sin θ(p,i)``, entry ``i ≥ h`` is
-    ``x p i * cos θ(p,i-h) + x p (i-h) * sin θ(p,i-h)``."""
+    ``x p i * cos θ(p,i-h) + x p (i-h) * sin θ(p,i-h)`` (``Scalar.sub a b = a + (-b)``; Lean reads the
+    partner entry with ``Kernel.entryOr``, whose out-of-range branch is never taken)."""
     h = k // 2
 
     def entry(p: int, i: int) -> Any:
@@ -458,7 +460,7 @@ def rope(ops: ScalarOps, seq: int, k: int, base: int, x: Value) -> Value:
 
 
 def repeat_axis(a: int, r: int, t: Value) -> Value:
-    """Entry ``c`` of the repeated axis is entry ``c / r`` of ``t`` (``a * r`` entries)."""
+    """``Kernel.repeatAxis t = fun c => t (c / r)`` (``a * r`` entries)."""
     return [t[c // r] for c in range(a * r)]
 
 
