@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from pybridge.errors import CheckFailed, OutputExistsError, UsageError
+from pybridge.errors import CheckFailed, LeanParseError, OutputExistsError, UsageError
 
 
 def parse_params(items: list[str] | None) -> dict[str, int]:
@@ -72,6 +72,22 @@ def require_check_memory(name: str, params: dict[str, int] | None) -> None:
         budget.require(budget.estimate(term, dims=dims, batch=3, dtype_bytes=8, copies=2), f"checking {name}")
 
 
+def _counterpart_text(layer: object) -> str:
+    """The counterparts of a layer for ``list``: the class of its ``PyTorch:`` line, its ``Reference:``
+    function, its hand-written reference; or the exact interpreter when it has none."""
+    from pybridge.lean.catalogue import LayerInfo
+
+    assert isinstance(layer, LayerInfo)
+    parts = []
+    if layer.pytorch:
+        parts.append(layer.pytorch.split("(")[0])
+    if layer.module_reference:
+        parts.append(f"Reference {layer.module_reference}")
+    if layer.reference:
+        parts.append(f"hand-written {layer.reference}")
+    return " + ".join(parts) or "none (exact interpreter of Arch.eval)"
+
+
 def _table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths)).rstrip()]
@@ -86,31 +102,87 @@ def register(app: typer.Typer) -> None:
 
     @app.command("list")
     @user_errors
-    def list_cmd(as_json: JsonOpt = False) -> None:
-        """List the Zoo: the layers defined in Formal/Zoo, with parameters and PyTorch counterparts."""
-        from pybridge.lean.catalogue import load_catalogue
+    def list_cmd(
+        file: Annotated[
+            Path | None,
+            typer.Argument(help="A Lean file outside the Zoo whose layers to list (default: the Zoo)."),
+        ] = None,
+        as_json: JsonOpt = False,
+        strict: Annotated[
+            bool, typer.Option("--strict", help="Exit 3 when a definition cannot be read (default: list it).")
+        ] = False,
+    ) -> None:
+        """List the layers (of the Zoo, or of FILE): parameters, counterparts, Lean source; a definition
+        the reader cannot read is listed with its error."""
+        from pybridge.lean.catalogue import load_catalogue, load_external
 
-        cat = load_catalogue()
+        cat = load_catalogue() if file is None else load_external(file)
         layers = [cat.layers[n] for n in sorted(cat.layers)]
+        broken = sorted(cat.broken.items())
         if as_json:
-            typer.echo(json.dumps([layer.model_dump() for layer in layers], indent=2, ensure_ascii=False))
-            return
-        rows = [
-            [
-                layer.name,
-                " ".join(layer.params),
-                " ".join(layer.runtime_dims) or "-",
-                layer.pytorch.split("(")[0] if layer.pytorch else "none (hand-written reference)",
-                f"{layer.file}:{layer.line}",
+            entries: list[dict[str, object]] = [layer.model_dump() for layer in layers]
+            entries += [
+                {
+                    "name": key,
+                    "lean_decl": bad.name,
+                    "file": bad.file,
+                    "line": bad.line,
+                    "error": str(bad.error),
+                }
+                for key, bad in broken
             ]
-            for layer in layers
-        ]
-        typer.echo(_table(rows, ["layer", "parameters", "run-time", "PyTorch counterpart", "Lean source"]))
+            entries += [
+                {"name": None, "lean_decl": None, "file": rel, "line": err.line, "error": str(err)}
+                for rel, err in sorted(cat.file_errors.items())
+                if rel in cat.sha256 and (file is not None or rel.startswith("Formal/Zoo/"))
+            ]
+            typer.echo(json.dumps(entries, indent=2, ensure_ascii=False))
+        else:
+            rows = [
+                [
+                    layer.name,
+                    " ".join(layer.params),
+                    " ".join(layer.runtime_dims) or "-",
+                    _counterpart_text(layer),
+                    f"{layer.file}:{layer.line}",
+                ]
+                for layer in layers
+            ]
+            rows += [
+                [
+                    key,
+                    "?",
+                    "?",
+                    "cannot be read: " + bad.error.message.split(": ", 1)[-1],
+                    f"{bad.file}:{bad.line}",
+                ]
+                for key, bad in broken
+            ]
+            rows += [
+                ["(file)", "?", "?", "cannot be read: " + err.message.split(": ", 1)[-1], f"{rel}:{err.line}"]
+                for rel, err in sorted(cat.file_errors.items())
+                if rel in cat.sha256 and (file is not None or rel.startswith("Formal/Zoo/"))
+            ]
+            typer.echo(_table(rows, ["layer", "parameters", "run-time", "counterpart", "Lean source"]))
+        if strict:
+            errors = [bad.error for _, bad in broken] + [
+                err
+                for rel, err in sorted(cat.file_errors.items())
+                if rel in cat.sha256 and (file is not None or rel.startswith("Formal/Zoo/"))
+            ]
+            if errors:
+                raise LeanParseError(
+                    errors[0].file,
+                    errors[0].line,
+                    f"{errors[0].message.split(': ', 1)[-1]} "
+                    f"({len(errors)} definition(s) cannot be read; --strict)",
+                )
 
     @app.command("show")
     @user_errors
     def show_cmd(name: str, params: ParamOpt = None, as_json: JsonOpt = False) -> None:
-        """Show a layer: its Lean declaration, hypotheses, signature and term."""
+        """Show a layer: its Lean declaration, hypotheses, signature and term. NAME: a Zoo layer or
+        path/File.lean:NAME."""
         from pybridge import zoo
         from pybridge.spec.terms import walk
 
@@ -144,7 +216,7 @@ def register(app: typer.Typer) -> None:
         )
         for hyp in info.hypotheses:
             typer.echo(f"  hypothesis:   {hyp.name} : {hyp.statement}")
-        typer.echo(f"  PyTorch:      {info.pytorch or 'none; reference ' + str(info.reference)}")
+        typer.echo(f"  counterpart:  {_counterpart_text(info)}")
         typer.echo(f"  instance:     {', '.join(f'{k}={v}' for k, v in merged.items())}")
         typer.echo(f"  signature:    {sig}")
         typer.echo("  constructors: " + ", ".join(f"{k}×{v}" for k, v in sorted(counts.items())))
@@ -168,15 +240,18 @@ def register(app: typer.Typer) -> None:
         force: Annotated[bool, typer.Option("--force", help="Replace an existing output file.")] = False,
         max_memory: MemOpt = None,
     ) -> None:
-        """Emit a layer as a standalone PyTorch file (imports only torch and math)."""
+        """Emit a layer as a standalone PyTorch file (imports only torch and math). NAME: a Zoo layer or
+        path/File.lean:NAME."""
         apply_max_memory(max_memory)
         from pybridge.files import write_atomic
-        from pybridge.lean.catalogue import load_catalogue
         from pybridge.torch.emit import render_source
 
         if out.suffix != ".py":
             raise UsageError(f"--out {out}: the output must be a .py file")
-        text = render_source(load_catalogue(), name, parse_params(params))
+        from pybridge.lean.catalogue import catalogue_for
+
+        cat, short = catalogue_for(name)
+        text = render_source(cat, short, parse_params(params))
         write_atomic(out, text, force=force)
         typer.echo(f"wrote {out} ({name}, {len(text.splitlines())} lines)")
 
@@ -185,8 +260,9 @@ def register(app: typer.Typer) -> None:
     def check_cmd(
         name: str, params: ParamOpt = None, as_json: JsonOpt = False, max_memory: MemOpt = None
     ) -> None:
-        """Run a layer's numerical checks against its PyTorch reference and print a table."""
-        from pybridge.laws.checks import check_layer
+        """Run a layer's numerical checks against its counterparts (or the exact interpreter of Arch.eval
+        when it has none) and print a table. NAME: a Zoo layer or path/File.lean:NAME."""
+        from pybridge.laws.checks import EXACT_NAME, check_layer
 
         apply_max_memory(max_memory)
         given = parse_params(params)
@@ -209,7 +285,13 @@ def register(app: typer.Typer) -> None:
                 ]
                 for r in results
             ]
-            typer.echo(f"{name} vs {results[0].reference if results else '?'} (max abs error, lax equality)")
+            refs = list(dict.fromkeys(r.reference for r in results))
+            typer.echo(f"{name} vs {'; '.join(refs) or '?'} (max abs error, lax equality)")
+            if refs == [EXACT_NAME]:
+                typer.echo(
+                    f"{name} has no PyTorch: or Reference: counterpart: checked against the exact "
+                    "interpreter of Arch.eval only (pybridge/laws/exact.py)"
+                )
             typer.echo(_table(rows, ["config", "parameters", "dtype", "batch", "seq", "error", "tol", ""]))
             typer.echo(f"{len(results) - len(failed)} passed, {len(failed)} failed")
         if failed:

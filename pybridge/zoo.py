@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from pybridge.lean.catalogue import LayerInfo, load_catalogue
+from pybridge.lean.catalogue import LayerInfo, catalogue_for, load_catalogue
 from pybridge.spec.shapes import Shape, TensorShape
 from pybridge.spec.terms import Term
 from pybridge.spec.typing import Signature
@@ -21,15 +21,18 @@ def layer_names() -> list[str]:
 
 
 def info(name: str) -> LayerInfo:
-    """The Lean-side description of a layer (raises :class:`UnknownLayerError`)."""
-    return load_catalogue().layer(name)
+    """The Lean-side description of a layer, ``NAME`` of the Zoo or ``path/File.lean:NAME`` (raises
+    :class:`UnknownLayerError`, or the reader's error for a layer it cannot read)."""
+    cat, short = catalogue_for(name)
+    return cat.layer(short)
 
 
 def instantiate(name: str, params: dict[str, int] | None = None) -> tuple[Term, Signature]:
-    """The checked term of a layer; ``params`` default to its Lean ``Example:`` line."""
-    cat = load_catalogue()
-    layer = cat.layer(name)
-    return cat.instantiate(name, dict(layer.example if params is None else params))
+    """The checked term of a layer (``NAME`` or ``path/File.lean:NAME``); ``params`` default to its
+    Lean ``Example:`` line."""
+    cat, short = catalogue_for(name)
+    layer = cat.layer(short)
+    return cat.instantiate(short, dict(layer.example if params is None else params))
 
 
 def example_params(name: str, params: dict[str, int] | None = None) -> dict[str, int]:

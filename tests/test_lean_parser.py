@@ -122,7 +122,15 @@ def zoo_with(tmp_path: Path, body: str, *, doc: str = DOC) -> Path:
             "unterminated comment",
         ),
         ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.id _", "placeholder '_'"),
-        ("def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  let m := n\n  Arch.relu [m]", "'let'"),
+        (
+            "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  let f (m : Nat) := m\n"
+            "  Arch.relu [n]",
+            "a 'let' with arguments",
+        ),
+        (
+            "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  let m := n Arch.relu [m]",
+            "'let m := …' has no body",
+        ),
     ],
 )
 def test_malformed_input_is_reported_with_file_and_line(tmp_path: Path, body: str, message: str) -> None:
@@ -136,10 +144,13 @@ def test_malformed_input_is_reported_with_file_and_line(tmp_path: Path, body: st
 
 
 def test_undecodable_zoo_file_is_a_parse_error(tmp_path: Path) -> None:
+    """A Zoo file that cannot be read at all is that file's error; the rest of the Zoo still loads."""
     root = zoo_with(tmp_path, "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n]")
-    (root / "Formal/Zoo/Bad.lean").write_bytes(b"-- \xff not UTF-8\n")
+    (root / "Formal/Zoo/Bad.lean").write_bytes(b"-- \xff not UTF-8\ndef bad (n : Nat) : T := x\n")
+    cat = load_catalogue(root)
+    assert str(cat.file_errors["Formal/Zoo/Bad.lean"]).startswith("Formal/Zoo/Bad.lean:1: not valid UTF-8")
     with pytest.raises(LeanParseError, match=r"^Formal/Zoo/Bad.lean:1: not valid UTF-8"):
-        load_catalogue(root)
+        cat.layer("bad")  # the file's text declares it: its error, not "unknown layer"
 
 
 def test_missing_zoo_is_a_parse_error(tmp_path: Path) -> None:
@@ -165,14 +176,57 @@ def test_declared_type_is_checked(tmp_path: Path) -> None:
         load_catalogue(root).instantiate("bad", {"n": 3})
 
 
-def test_missing_pytorch_line(tmp_path: Path) -> None:
+RELU_BAD = "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n]"
+
+
+def test_missing_pytorch_line_means_no_counterpart(tmp_path: Path) -> None:
+    """No `PyTorch:` line is no counterpart (checked against the exact interpreter), not an error."""
     root = zoo_with(
         tmp_path,
         "def bad (n : Nat) : Arch (.tensor [n]) (.tensor [n]) :=\n  Arch.relu [n]",
         doc="/-- No metadata. -/\n",
     )
-    with pytest.raises(LeanParseError, match="no 'PyTorch:' line"):
-        load_catalogue(root)
+    info = load_catalogue(root).layer("bad")
+    assert (info.pytorch, info.reference, info.module_reference, info.counterparts) == (None, None, None, ())
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "value"),
+    [
+        ("PyTorch: none", "counterparts", ()),
+        (
+            "PyTorch: none (reference: `pybridge.laws.references.moe`)",
+            "reference",
+            "pybridge.laws.references.moe",
+        ),
+        ("Reference: `my_pkg.sub.mod:build_layer`", "module_reference", "my_pkg.sub.mod:build_layer"),
+        ("PyTorch: `torch.nn.ReLU()`", "pytorch", "torch.nn.ReLU()"),
+    ],
+)
+def test_counterpart_lines(tmp_path: Path, line: str, field: str, value: object) -> None:
+    root = zoo_with(tmp_path, RELU_BAD, doc=f"/-- X.\n\n{line} -/\n")
+    assert getattr(load_catalogue(root).layer("bad"), field) == value
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("PyTorch: maybe", "malformed 'PyTorch:' line"),
+        ("Reference: `os.system('rm -rf /')`", "malformed 'Reference:' line"),
+        ("Reference: `__import__('os'):x`", "malformed 'Reference:' line"),
+        ("Reference: my_pkg.mod:f", "malformed 'Reference:' line"),  # no backquotes
+        ("Reference: `my_pkg.mod.f`", "malformed 'Reference:' line"),  # no colon
+        ("Reference: `a:b:c`", "malformed 'Reference:' line"),
+        ("Reference: `mödul:f`", "malformed 'Reference:' line"),  # ASCII identifiers only
+        ("Reference: `a:b`\nReference: `c:d`", "2 'Reference:' lines"),
+    ],
+)
+def test_malformed_counterpart_lines_break_that_layer_only(tmp_path: Path, line: str, message: str) -> None:
+    root = zoo_with(tmp_path, RELU_BAD, doc=f"/-- X.\n\n{line} -/\n")
+    cat = load_catalogue(root)
+    with pytest.raises(LeanParseError, match=message):
+        cat.layer("bad")
+    assert "bad" in cat.broken and "bad" not in cat.layers
 
 
 def test_lexer_basics() -> None:
@@ -189,8 +243,10 @@ def test_lexer_basics() -> None:
     ]
     # A character the layer syntax does not use is a token of its own; the parser reports it.
     assert [(t.kind, t.text) for t in tokenize("def\n $", "f.lean")][1] == ("other", "$")
+    (bad,) = parse_source("def x : T :=\n $", "f.lean").broken  # recorded; the file goes on
+    assert bad.name == "x"
     with pytest.raises(LeanParseError, match="f.lean:2: .*unexpected character '\\$'"):
-        parse_source("def x : T :=\n $", "f.lean")
+        raise bad.error
 
 
 def test_precedence_follows_lean() -> None:

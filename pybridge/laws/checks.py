@@ -1,15 +1,22 @@
 """Numerical checks: each Zoo layer, compiled from its Lean term, against an independent reference.
 
-The reference is the layer's PyTorch counterpart (``nn.MultiheadAttention``, ...; built from the
-``PyTorch:`` line of the Lean docstring, its weights copied into our layer through the adapter that
-``Layer.from_torch`` uses) or, where PyTorch has none, a hand-written function of
-:mod:`pybridge.laws.references`. The law checked is *lax* equality: equal up to floating-point
-reassociation, with the tolerances of :data:`TOLERANCE` on the maximal absolute error.
+The references are the layer's counterparts, as its Lean docstring names them: the ``PyTorch:`` line
+(``nn.MultiheadAttention``, ``nn.Sequential(nn.LayerNorm, nn.Linear, ...)``; built with ``ast``, never
+evaluated, its weights copied into our layer through the adapter that ``Layer.from_torch`` uses), the
+``Reference:`` line (``package.module:function``: imported with importlib, called with the layer's
+parameters and ``dtype``, the returned module's weights copied in by its ``bridge_pairs()`` or the
+adapter of its class; the user's code is contained: whatever it raises is exit 16), and a hand-written
+function of :mod:`pybridge.laws.references` (``PyTorch: none (reference: ...)``). A layer with none of
+them is checked against the exact interpreter of ``Arch.eval`` (:mod:`pybridge.laws.exact`): rational
+arithmetic where the layer has no ``exp``/``sqrt``, floats otherwise. The law checked is *lax*
+equality: equal up to floating-point reassociation, with the tolerances of :data:`TOLERANCE` on the
+maximal absolute error.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,9 +24,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from pybridge.errors import BridgeError, CheckFailed, LeanParseError, ShapeError
+from pybridge.errors import BridgeError, CheckFailed, LeanParseError, NotExactError, ShapeError, UserCodeError
 from pybridge.laws.references import REFERENCES
-from pybridge.lean.catalogue import Catalogue, LayerInfo, load_catalogue
+from pybridge.lean.catalogue import REFERENCE_SYNTAX, Catalogue, LayerInfo, catalogue_for
 from pybridge.spec.terms import Term
 from pybridge.torch import adapters, runtime
 from pybridge.torch.compiler import compile_term
@@ -53,7 +60,15 @@ class CheckResult:
 
 # --- references ------------------------------------------------------------------------------------
 
-_ALLOWED_NN = {"Sequential", "Linear", "ReLU", "GLU", "MultiheadAttention", "TransformerEncoderLayer"}
+_ALLOWED_NN = {
+    "Sequential",
+    "Linear",
+    "ReLU",
+    "GLU",
+    "LayerNorm",
+    "MultiheadAttention",
+    "TransformerEncoderLayer",
+}
 
 
 def build_counterpart(expr: str, params: dict[str, int], dtype: torch.dtype) -> nn.Module:
@@ -142,7 +157,8 @@ def _satisfies(cat: Catalogue, name: str, params: dict[str, int]) -> bool:
 def configurations(name: str, cat: Catalogue | None = None) -> dict[str, dict[str, int]]:
     """Parameter sets to check: the Lean ``Example:``, the smallest (all ones where the hypotheses
     allow) and one with distinct odd dimensions."""
-    cat = cat or load_catalogue()
+    if cat is None:
+        cat, name = catalogue_for(name)
     info = cat.layer(name)
     configs = {"example": {k: v for k, v in info.example.items() if k in info.params}}
     for label, pools in (("minimal", [(1, 2, 3)] * len(info.params)), ("odd", [_ODD] * len(info.params))):
@@ -169,47 +185,63 @@ def check_layer(
     seed: int = 0,
 ) -> list[CheckResult]:
     """Compare layer ``name`` with its reference over parameter sets, dtypes, batch sizes and sequence
-    lengths. ``params`` replaces the default :func:`configurations` with one set."""
-    cat = load_catalogue()
-    info = cat.layer(name)
-    configs = {"given": params} if params is not None else configurations(name, cat)
+    lengths. ``params`` replaces the default :func:`configurations` with one set. ``name`` is a Zoo
+    layer or ``path/File.lean:NAME``. Every counterpart the docstring names is checked; a layer with
+    none is checked against the exact interpreter of ``Arch.eval``."""
+    cat, short = catalogue_for(name)
+    info = cat.layer(short)
+    configs = {"given": params} if params is not None else configurations(short, cat)
     results: list[CheckResult] = []
     for (label, cfg), dtype in itertools.product(configs.items(), dtypes):
-        term, sig = cat.instantiate(name, cfg)
+        term, sig = cat.instantiate(short, cfg)
         run_seqs: tuple[int | None, ...] = tuple(seqs) if info.runtime_dims else (None,)
-        torch.manual_seed(seed)
-        ours, reference, ref_name = _pair(info, term, cfg, dtype)
-        for batch, seq in itertools.product(batches, run_seqs):
-            dims = {d: seq for d in info.runtime_dims if seq is not None}
-            gen = torch.Generator().manual_seed(seed + 7 * batch + (seq or 0))
-            x = random_input(sig.dom, batch, dtype=dtype, generator=gen, dims=dims)
-            with torch.no_grad():
-                got = ours(x)
-                try:  # the reference the Lean docstring names may not fit this layer at all
-                    want = reference(x)
-                    err = (got - want).abs().max().item() if got.numel() else 0.0
-                except (ValueError, TypeError, IndexError, KeyError, RuntimeError) as exc:
-                    if isinstance(exc, RuntimeError) and "memory" in str(exc).lower():
-                        raise
-                    first = (str(exc).strip().splitlines() or [""])[0][:200]
-                    raise CheckFailed(
-                        f"{name}: its reference {ref_name} does not run on this layer's input "
-                        f"({type(exc).__name__}: {first})"
-                    ) from None
-            results.append(
-                CheckResult(
-                    name,
-                    label,
-                    dict(cfg),
-                    str(dtype).removeprefix("torch."),
-                    batch,
-                    seq,
-                    ref_name,
-                    err,
-                    TOLERANCE[dtype],
+        for ours, reference, ref_name in _pairs(info, term, cfg, dtype, seed):
+            for batch, seq in itertools.product(batches, run_seqs):
+                dims = {d: seq for d in info.runtime_dims if seq is not None}
+                gen = torch.Generator().manual_seed(seed + 7 * batch + (seq or 0))
+                x = random_input(sig.dom, batch, dtype=dtype, generator=gen, dims=dims)
+                with torch.no_grad():
+                    got = ours(x)
+                    err = _error(name, reference, ref_name, x, got)
+                results.append(
+                    CheckResult(
+                        name,
+                        label,
+                        dict(cfg),
+                        str(dtype).removeprefix("torch."),
+                        batch,
+                        seq,
+                        ref_name,
+                        err,
+                        TOLERANCE[dtype],
+                    )
                 )
-            )
     return results
+
+
+#: A reference: the batch-first input and our output → the maximal absolute error.
+Reference = Callable[[object, torch.Tensor], float]
+
+
+def _error(name: str, reference: Reference, ref_name: str, x: object, got: torch.Tensor) -> float:
+    try:  # the reference the Lean docstring names may not fit this layer at all
+        return reference(x, got)
+    except (ValueError, TypeError, IndexError, KeyError, RuntimeError) as exc:
+        if isinstance(exc, RuntimeError) and "memory" in str(exc).lower():
+            raise
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise CheckFailed(
+            f"{name}: its reference {ref_name} does not run on this layer's input "
+            f"({type(exc).__name__}: {first})"
+        ) from None
+
+
+def _tensor_error(fn: Callable[[object], torch.Tensor]) -> Reference:
+    def reference(x: object, got: torch.Tensor) -> float:
+        want = fn(x)
+        return (got - want).abs().max().item() if got.numel() else 0.0
+
+    return reference
 
 
 def load_counterpart_weights(ours: nn.Module, counterpart: nn.Module, info: LayerInfo) -> None:
@@ -226,17 +258,147 @@ def load_counterpart_weights(ours: nn.Module, counterpart: nn.Module, info: Laye
     runtime.load_leaves(ours, getattr(adapters, adapter_name)(counterpart))
 
 
-def _pair(
-    info: LayerInfo, term: Term, cfg: dict[str, int], dtype: torch.dtype
-) -> tuple[nn.Module, Callable[[torch.Tensor], torch.Tensor], str]:
-    """Our compiled layer, the reference as a function of the input, and the reference's name."""
-    ours = compile_term(term, dtype=dtype).eval()
+def _one_line(err: BaseException) -> str:
+    from pybridge.targets import _one_line as one_line
+
+    return one_line(err)
+
+
+def build_module_reference(spec: str, params: dict[str, int], dtype: torch.dtype) -> nn.Module:
+    """The module of a ``Reference: `package.module:function``` line: the module imported with
+    importlib (never a string evaluated), ``function(**params, dtype=dtype)`` called, the result in
+    eval mode. Whatever the user's code raises (``SystemExit`` and ``KeyboardInterrupt`` included), or
+    a result that is not a ``torch.nn.Module``, is :class:`UserCodeError` (exit 16)."""
+    if not REFERENCE_SYNTAX.fullmatch(spec):
+        raise BridgeError(f"Reference {spec!r}: expected package.module:function (Python identifiers)")
+    module_name, _, fn_name = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except BaseException as err:  # noqa: BLE001 - the user's code, contained (see the docstring)
+        raise UserCodeError(f"Reference {spec}: importing {module_name!r} failed: {_one_line(err)}") from None
+    fn = getattr(module, fn_name, None)
+    if not callable(fn):
+        raise UserCodeError(f"Reference {spec}: module {module_name!r} has no function {fn_name!r}")
+    try:
+        built = fn(**params, dtype=dtype)
+        if not isinstance(built, nn.Module):
+            raise UserCodeError(
+                f"Reference {spec}: {fn_name}() returned a {type(built).__name__}, not a torch.nn.Module"
+            )
+        return built.eval()
+    except UserCodeError:
+        raise
+    except BaseException as err:  # noqa: BLE001 - the user's code, contained
+        raise UserCodeError(f"Reference {spec}: {fn_name}(...) failed: {_one_line(err)}") from None
+
+
+def load_module_reference_weights(ours: nn.Module, ref: nn.Module, spec: str, info: LayerInfo) -> None:
+    """Copy the weights of a ``Reference:`` module into ``ours``: its ``bridge_pairs()`` (the
+    ``(weight, bias)`` pairs in the depth-first leaf order of the Lean term) when it has one, else the
+    adapter of its class."""
+    if hasattr(ref, "bridge_pairs"):
+        try:
+            pairs = [tuple(p) for p in ref.bridge_pairs()]
+        except BaseException as err:  # noqa: BLE001 - the user's code, contained
+            raise UserCodeError(f"Reference {spec}: bridge_pairs() failed: {_one_line(err)}") from None
+        try:
+            runtime.load_leaves(ours, pairs)
+        except (ValueError, TypeError, AttributeError, RuntimeError) as err:
+            raise ShapeError(
+                f"{info.name}: the weights of Reference {spec} do not fit the Lean term: {_one_line(err)}"
+            ) from None
+        return
+    if type(ref).__name__ not in adapters.ADAPTERS:
+        raise LeanParseError(
+            info.file,
+            info.line,
+            f"Reference {spec} returns a {type(ref).__name__}, which has no bridge_pairs() and no weight "
+            f"adapter (pybridge/torch/adapters.py has: {', '.join(sorted(adapters.ADAPTERS))})",
+        )
+    load_counterpart_weights(ours, ref, info)
+
+
+def _contained(spec: str, module: nn.Module) -> Callable[[object], torch.Tensor]:
+    """``module(x)`` for a ``Reference:`` module: what the user's forward raises is exit 16 (a
+    ``ValueError`` of a wrong shape included: the reference was handed the layer's own input)."""
+
+    def run(x: object) -> torch.Tensor:
+        try:
+            out = module(*x) if isinstance(x, tuple) else module(x)
+        except BaseException as err:  # noqa: BLE001 - the user's code, contained
+            raise UserCodeError(f"Reference {spec}: its forward failed: {_one_line(err)}") from None
+        if not isinstance(out, torch.Tensor):
+            raise UserCodeError(
+                f"Reference {spec}: its forward returned a {type(out).__name__}, not a tensor"
+            )
+        return out
+
+    return run
+
+
+#: The name of the exact reference in check results.
+EXACT_NAME = "exact interpreter of Arch.eval"
+
+
+def exact_reference(term: Term, ours: nn.Module) -> tuple[Reference, str]:
+    """The exact interpreter of ``Arch.eval`` on our module's weights, one sample at a time: rational
+    arithmetic (:data:`pybridge.laws.exact.EXACT`, the error computed exactly) when the term has no
+    ``exp``/``sqrt``, else floats (:data:`pybridge.laws.exact.FLOAT`)."""
+    from pybridge.laws import exact as E
+
+    params = E.params_from_module(term, ours)
+    chosen: list[E.ScalarOps] = []
+
+    def reference(x: object, got: torch.Tensor) -> float:
+        worst = 0.0
+        first = x[0] if isinstance(x, tuple) else x
+        for i in range(first.shape[0]):  # type: ignore[union-attr]
+            sample = E.sample(x, i)  # type: ignore[arg-type]
+            if not chosen:
+                try:
+                    E.eval_term(term, params, sample, E.EXACT)
+                    chosen.append(E.EXACT)
+                except NotExactError:
+                    chosen.append(E.FLOAT)
+            want = E.eval_term(term, params, sample, chosen[0])
+            worst = max(worst, E.max_abs_error(want, E.sample(got, i)))
+        return worst
+
+    return reference, EXACT_NAME
+
+
+def _pairs(
+    info: LayerInfo, term: Term, cfg: dict[str, int], dtype: torch.dtype, seed: int
+) -> list[tuple[nn.Module, Reference, str]]:
+    """For each counterpart: our compiled layer (seeded weights), the reference as a function of the
+    input and our output giving the error, and the reference's name."""
+    out: list[tuple[nn.Module, Reference, str]] = []
+
+    def ours() -> nn.Module:
+        torch.manual_seed(seed)
+        return compile_term(term, dtype=dtype).eval()
+
     if info.pytorch:
+        layer = ours()
         counterpart = build_counterpart(info.pytorch, cfg, dtype)
-        load_counterpart_weights(ours, counterpart, info)
-        return ours, (lambda x: call_counterpart(counterpart, x)), info.pytorch
-    if info.reference not in REFERENCES:
-        raise BridgeError(f"{info.name}: no reference function {info.reference!r}")
-    fn = REFERENCES[info.reference]
-    pairs = leaf_pairs(ours)
-    return ours, (lambda x: fn(x, pairs, cfg)), info.reference
+        load_counterpart_weights(layer, counterpart, info)
+        out.append((layer, _tensor_error(lambda x, c=counterpart: call_counterpart(c, x)), info.pytorch))
+    if info.module_reference:
+        layer = ours()
+        spec = info.module_reference
+        torch.manual_seed(seed)
+        ref = build_module_reference(spec, cfg, dtype)
+        load_module_reference_weights(layer, ref, spec, info)
+        out.append((layer, _tensor_error(_contained(spec, ref)), spec))
+    if info.reference:
+        if info.reference not in REFERENCES:
+            raise BridgeError(f"{info.name}: no reference function {info.reference!r}")
+        layer = ours()
+        fn = REFERENCES[info.reference]
+        pairs = leaf_pairs(layer)
+        out.append((layer, _tensor_error(lambda x, f=fn, p=pairs: f(x, p, cfg)), info.reference))
+    if not out:
+        layer = ours()
+        reference, name = exact_reference(term, layer)
+        out.append((layer, reference, name))
+    return out

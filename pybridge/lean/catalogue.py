@@ -1,30 +1,41 @@
-"""The Zoo catalogue, read from the Lean sources.
+"""The Zoo catalogue, read from the Lean sources (or a layer file outside the repository).
 
 Every ``def`` in ``Formal/Zoo/*.lean`` under the namespace ``Formal.Zoo`` is a layer; the definitions
-of ``Formal/Network/Derived.lean`` are the combinators they may use. A layer's docstring carries two
-structured lines that the bridge reads::
+of ``Formal/Network/Derived.lean`` and of every file a layer file imports (transitively) are the
+combinators they may use. A file outside the repository (``pybridge emit path/File.lean:name``) is
+read the same way: its own definitions (in any namespace) are its layers, its ``import Formal.…``
+resolve to this repository's ``Formal/``, and its other imports to files beside it (Lean's module
+name → path, from the file's directory or one above it).
+
+A layer's docstring may carry structured lines that the bridge reads; all are optional::
 
     PyTorch: `torch.nn.MultiheadAttention(d_model, heads, batch_first=True)`
+    Reference: `package.module:function`
     Example: `seq=5 d_model=8 heads=2`
 
-(``PyTorch: none (reference: `module.function`)`` when PyTorch has no counterpart). Python keeps no
-list of layers of its own.
+``PyTorch:`` is a nesting of allowed ``torch.nn`` classes (read with ``ast``, never evaluated), or
+``none``, or ``none (reference: `module.function`)`` (a hand-written reference of
+:mod:`pybridge.laws.references`). ``Reference:`` names a Python function returning a
+``torch.nn.Module`` for the layer's parameters (imported with importlib, never evaluated from a
+string). A layer with no counterpart is checked against the exact interpreter of ``Arch.eval``.
+A definition the reader cannot read is kept in :attr:`Catalogue.broken` with its ``file:line`` error
+and affects no other layer. Python keeps no list of layers of its own.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from pybridge.errors import LeanParseError, UnknownLayerError
+from pybridge.errors import LeanParseError, UnknownLayerError, UsageError
 from pybridge.lean.claims import find_repo_root
-from pybridge.lean.expand import ARCH_KEY, binder_kind, instantiate, render
-from pybridge.lean.parser import Def, LeanFile, parse_source
+from pybridge.lean.expand import ARCH_KEY, binder_kind, instantiate, render, resolve_name
+from pybridge.lean.parser import BrokenDef, Def, LeanFile, parse_source
 from pybridge.spec.terms import Term
 from pybridge.spec.typing import Signature
 
@@ -58,9 +69,18 @@ class LayerInfo(BaseModel):
     runtime_dims: tuple[str, ...]
     hypotheses: tuple[Hypothesis, ...]
     pytorch: str | None
+    #: A hand-written reference of :mod:`pybridge.laws.references` (``PyTorch: none (reference: …)``).
     reference: str | None
     example: dict[str, int]
     type: str
+    #: The ``Reference:`` line: ``package.module:function`` returning a ``torch.nn.Module``.
+    module_reference: str | None = None
+
+    @property
+    def counterparts(self) -> tuple[str, ...]:
+        """The counterparts the layer is checked against, as the docstring names them (empty: the
+        exact interpreter of ``Arch.eval`` only)."""
+        return tuple(c for c in (self.pytorch, self.module_reference, self.reference) if c)
 
 
 @dataclass(frozen=True)
@@ -73,17 +93,45 @@ class Catalogue:
     sha256: dict[str, str]
     #: For each file read, the files it imports directly or transitively (itself included).
     visible: dict[str, frozenset[str]] | None = None
+    #: Layers (by name) that the reader cannot read, each with its ``file:line`` error.
+    broken: dict[str, BrokenDef] = field(default_factory=dict)
+    #: Every definition the reader cannot read, by qualified name (a use of one is an error).
+    broken_defs: dict[str, BrokenDef] = field(default_factory=dict)
+    #: Files that could not be read at all (an unterminated comment, invalid UTF-8, ...).
+    file_errors: dict[str, LeanParseError] = field(default_factory=dict)
+    #: The file the layers come from when it is a file outside the Zoo (``list FILE``), else None.
+    source: str | None = None
 
     def layer(self, name: str) -> LayerInfo:
-        """The layer called ``name``; :class:`UnknownLayerError` with the known names otherwise."""
-        if name not in self.layers:
-            raise UnknownLayerError(f"unknown layer {name!r}; the Zoo has: {', '.join(sorted(self.layers))}")
-        return self.layers[name]
+        """The layer called ``name`` (or its qualified name); the reader's error when that layer cannot
+        be read; :class:`UnknownLayerError` with the known names otherwise."""
+        if name in self.layers:
+            return self.layers[name]
+        for info in self.layers.values():
+            if info.lean_decl == name:
+                return info
+        for key, bad in self.broken.items():
+            if name in (key, bad.name):
+                raise bad.error
+        for rel, err in self.file_errors.items():
+            if rel in self.sha256 and _declares(self.root, rel, name.rsplit(".", 1)[-1]):
+                raise err
+        where = f"{self.source} has" if self.source else "the Zoo has"
+        known = ", ".join(sorted(self.layers)) or "no layer"
+        raise UnknownLayerError(f"unknown layer {name!r}; {where}: {known}")
 
     def instantiate(self, name: str, params: dict[str, int]) -> tuple[Term, Signature]:
-        """The checked term of a layer for the given parameters."""
+        """The checked term of a layer for the given parameters. An unknown name in a layer whose file
+        imports a file that could not be read is reported as that file's error."""
         info = self.layer(name)
-        return instantiate(self.defs[info.lean_decl], self.defs, params, self.visible)
+        try:
+            return instantiate(self.defs[info.lean_decl], self.defs, params, self.visible, self.broken_defs)
+        except LeanParseError as err:
+            if "unknown name" in err.message:
+                for rel in sorted((self.visible or {}).get(info.file, frozenset())):
+                    if rel in self.file_errors:
+                        raise self.file_errors[rel] from None
+            raise
 
     def dependencies(self, name: str) -> list[str]:
         """Relative paths of the Lean files a layer's expansion reads (its own file first)."""
@@ -94,13 +142,25 @@ class Catalogue:
         while stack:
             d = stack.pop()
             for ident in _identifiers(d.body):
-                for cand in (ident, f"{d.namespace}.{ident}", f"Formal.{ident}", f"Formal.Zoo.{ident}"):
-                    if cand in self.defs and cand not in seen:
+                found = resolve_name(self.defs, ident, d)
+                for cand in (found, ident, f"Formal.{ident}", f"Formal.Zoo.{ident}"):
+                    if cand is not None and cand in self.defs and cand not in seen:
                         seen.add(cand)
                         stack.append(self.defs[cand])
                         if self.defs[cand].file not in deps:
                             deps.append(self.defs[cand].file)
         return deps
+
+
+def _declares(root: Path, rel: str, short: str) -> bool:
+    """Whether the text of a file that could not be read has a ``def``/``abbrev`` named ``short``
+    (so that asking for that layer reports the file's error, not an unknown name)."""
+    path = Path(rel) if Path(rel).is_absolute() else root / rel
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return re.search(rf"\b(?:def|abbrev)\s+{re.escape(short)}(?![\w'!?])", text) is not None
 
 
 def _identifiers(root: object) -> list[str]:
@@ -158,26 +218,58 @@ def import_closure(root: Path, direct: dict[str, list[str]]) -> dict[str, frozen
     return closure
 
 
+def _closure_of(resolved: dict[str, list[str]], start: str) -> frozenset[str]:
+    seen, stack = {start}, [start]
+    while stack:
+        for nxt in resolved.get(stack.pop(), []):
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return frozenset(seen)
+
+
 _PYTORCH = re.compile(r"^PyTorch:\s*(.*)$", re.MULTILINE)
+_REFERENCE = re.compile(r"^Reference:\s*(.*)$", re.MULTILINE)
 _EXAMPLE = re.compile(r"^Example:\s*`([^`]*)`", re.MULTILINE)
+#: ``package.module:function``: dotted Python identifiers, a colon, one identifier (ASCII only).
+REFERENCE_SYNTAX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _metadata(d: Def) -> tuple[str | None, str | None, dict[str, int]]:
+def _metadata(d: Def) -> tuple[str | None, str | None, dict[str, int], str | None]:
+    """``(pytorch, hand-written reference, example, module reference)`` from a layer's docstring."""
     doc = d.doc or ""
-    m = _PYTORCH.search(doc)
-    if not m:
-        raise LeanParseError(d.file, d.line, f"the docstring of {d.short} has no 'PyTorch:' line")
-    text = m.group(1).strip()
-    pytorch = reference = None
-    if text.startswith("`") and text.endswith("`"):
-        pytorch = text.strip("`")
-    else:
-        ref = re.match(r"none \(reference: `([\w.]+)`\)", text)
-        if not ref:
+    pytorch = reference = module_reference = None
+    lines = _PYTORCH.findall(doc)
+    if len(lines) > 1:
+        raise LeanParseError(d.file, d.line, f"the docstring of {d.short} has {len(lines)} 'PyTorch:' lines")
+    if lines:
+        text = lines[0].strip()
+        if len(text) > 2 and text.startswith("`") and text.endswith("`"):
+            pytorch = text.strip("`")
+        elif text != "none":
+            ref = re.fullmatch(r"none \(reference: `([\w.]+)`\)", text)
+            if not ref:
+                raise LeanParseError(
+                    d.file,
+                    d.line,
+                    f"malformed 'PyTorch:' line in the docstring of {d.short}: {text[:80]} (expected "
+                    "`torch.nn.X(...)`, none, or none (reference: `module.function`))",
+                )
+            reference = ref.group(1)
+    refs = _REFERENCE.findall(doc)
+    if len(refs) > 1:
+        raise LeanParseError(d.file, d.line, f"the docstring of {d.short} has {len(refs)} 'Reference:' lines")
+    if refs:
+        text = refs[0].strip()
+        inner = text[1:-1] if len(text) > 2 and text.startswith("`") and text.endswith("`") else ""
+        if not REFERENCE_SYNTAX.fullmatch(inner):
             raise LeanParseError(
-                d.file, d.line, f"malformed 'PyTorch:' line in the docstring of {d.short}: {text}"
+                d.file,
+                d.line,
+                f"malformed 'Reference:' line in the docstring of {d.short}: {text[:80]!r} (expected "
+                "`package.module:function`, Python identifiers only)",
             )
-        reference = ref.group(1)
+        module_reference = inner
     example: dict[str, int] = {}
     ex = _EXAMPLE.search(doc)
     if ex:
@@ -192,7 +284,32 @@ def _metadata(d: Def) -> tuple[str | None, str | None, dict[str, int]]:
             if k in example:
                 raise LeanParseError(d.file, d.line, f"'Example:' gives {k} twice in {d.short}")
             example[k] = int(v)
-    return pytorch, reference, example
+    return pytorch, reference, example, module_reference
+
+
+def _layer_info(d: Def) -> LayerInfo:
+    pytorch, reference, example, module_reference = _metadata(d)
+    doc = d.doc or ""
+    return LayerInfo(
+        name=d.short,
+        lean_decl=d.name,
+        file=d.file,
+        line=d.line,
+        summary=doc.split("\n\n")[0].replace("\n", " ").strip(),
+        doc=doc,
+        params=tuple(b.name for b in d.binders if binder_kind(b.type) == "nat" and not b.implicit),
+        runtime_dims=tuple(b.name for b in d.binders if binder_kind(b.type) == "nat" and b.implicit),
+        hypotheses=tuple(
+            Hypothesis(name=b.name, statement=render(b.type))
+            for b in d.binders
+            if binder_kind(b.type) == "prop"
+        ),
+        pytorch=pytorch,
+        reference=reference,
+        example=example,
+        type=render(d.type),
+        module_reference=module_reference,
+    )
 
 
 @lru_cache(maxsize=8)
@@ -209,58 +326,166 @@ def _load(root: Path, stamp: tuple[tuple[str, float], ...]) -> Catalogue:
 
 
 @lru_cache(maxsize=64)
-def _parse(text: str, rel: str) -> LeanFile:
+def _parse(text: str, rel: str, tolerant: bool = False) -> LeanFile:
     """:func:`parse_source`, remembered for unchanged text (the result is not modified by readers)."""
-    return parse_source(text, rel)
+    return parse_source(text, rel, tolerant=tolerant)
 
 
-def build_catalogue(root: Path, sources: dict[str, bytes]) -> Catalogue:
+#: Module prefixes that are Lean's own (``Init``, ``Std``, ``Lean``): no file to read.
+LEAN_OWN_MODULES = ("Init", "Std", "Lean")
+
+
+def _resolve_import(root: Path, module: str, importer: str, external: bool) -> str | None:
+    """The key of the file that ``import module`` in ``importer`` reads: ``Formal.…`` under ``root``;
+    for a file outside the repository, other modules beside it (its directory or one above, as
+    Lean's module name → path). None when there is no such file."""
+    rel = module_file(module)
+    if module == "Formal" or module.startswith("Formal."):
+        return rel if (root / rel).is_file() else None
+    if not external:
+        return None
+    here = Path(importer).parent
+    for base in (here, *here.parents):
+        candidate = base / rel
+        if candidate.is_file():
+            return candidate.as_posix()
+    return None
+
+
+def build_catalogue(root: Path, sources: dict[str, bytes], *, external: str | None = None) -> Catalogue:
     """The catalogue of the given sources (relative path → bytes, combinator files first), read as if
-    they were the files of the checkout at ``root``; raises :class:`LeanParseError`."""
+    they were the files of the checkout at ``root``. The files they import (transitively) are read
+    from ``root`` (or, for ``external``, the key of a file outside the Zoo whose definitions are the
+    layers, from beside it) for their definitions. A definition that cannot be read is recorded in
+    ``broken``, a file that cannot be read at all in ``file_errors``; only the ``external`` file
+    itself, when it cannot be read, raises :class:`LeanParseError`."""
     defs: dict[str, Def] = {}
+    broken_defs: dict[str, BrokenDef] = {}
     layers: dict[str, LayerInfo] = {}
+    broken: dict[str, BrokenDef] = {}
     hashes: dict[str, str] = {}
-    direct: dict[str, list[str]] = {}
-    for rel, data in sources.items():
+    resolved: dict[str, list[str]] = {}
+    file_errors: dict[str, LeanParseError] = {}
+    primary = list(sources)
+    queue = list(sources)
+    seen = set(queue)
+    while queue:
+        rel = queue.pop(0)
+        is_primary = rel in sources
+        if is_primary:
+            data = sources[rel]
+        else:
+            path = Path(rel) if Path(rel).is_absolute() else root / rel
+            try:
+                data = path.read_bytes()
+            except OSError as err:
+                file_errors[rel] = LeanParseError(rel, 1, f"cannot read ({err.strerror})")
+                continue
+        hashes[rel] = hashlib.sha256(data).hexdigest()
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as err:
-            raise LeanParseError(rel, 1, f"not valid UTF-8 ({err.reason})") from None
-        hashes[rel] = hashlib.sha256(data).hexdigest()
-        parsed = _parse(text, rel)
-        direct[rel] = parsed.imports
+            error = LeanParseError(rel, 1, f"not valid UTF-8 ({err.reason})")
+            if rel == external:
+                raise error from None
+            file_errors[rel] = error
+            continue
+        is_external = external is not None and not (rel == "Formal.lean" or rel.startswith("Formal/"))
+        try:
+            parsed = _parse(text, rel, not is_primary)
+        except LeanParseError as err:
+            if rel == external:
+                raise
+            file_errors[rel] = err
+            resolved[rel] = [
+                k for m in _IMPORT_LINE.findall(text) if (k := _resolve_import(root, m, rel, is_external))
+            ]
+            continue
+        resolved[rel] = []
+        for module, line in zip(parsed.imports, parsed.import_lines):
+            key = _resolve_import(root, module, rel, is_external)
+            if key is None:
+                if rel == external and not module.startswith(LEAN_OWN_MODULES):
+                    where = (
+                        "this repository has no such Formal module"
+                        if module.startswith("Formal")
+                        else ("no file beside it has that module name")
+                    )
+                    raise LeanParseError(rel, line, f"cannot find the imported module {module} ({where})")
+                continue
+            resolved[rel].append(key)
+            if key not in seen:
+                seen.add(key)
+                queue.append(key)
         for d in parsed.defs:
             if d.name in defs:
-                raise LeanParseError(rel, d.line, f"{d.name} is defined twice")
+                if is_primary:
+                    first = defs[d.name]
+                    error = LeanParseError(
+                        rel, d.line, f"{d.name} is defined twice (first at {first.file}:{first.line})"
+                    )
+                    broken_defs.setdefault(
+                        d.name, BrokenDef(d.name, d.short, d.doc, rel, d.line, d.namespace, error)
+                    )
+                continue
             defs[d.name] = d
+        for b in parsed.broken:
+            if b.name is not None and b.name not in defs:
+                broken_defs.setdefault(b.name, b)
+            if is_primary and _is_layer_file(rel, external) and (b.namespace == ZOO_NAMESPACE or external):
+                broken[b.short or f"<line {b.line}>"] = b
     for d in defs.values():
-        if not (d.file.startswith(ZOO_DIR + "/") and d.namespace == ZOO_NAMESPACE):
+        if d.parent is not None or not _is_layer_file(d.file, external) or d.file not in sources:
             continue
-        pytorch, reference, example = _metadata(d)
-        doc = d.doc or ""
-        layers[d.short] = LayerInfo(
-            name=d.short,
-            lean_decl=d.name,
-            file=d.file,
-            line=d.line,
-            summary=doc.split("\n\n")[0].replace("\n", " ").strip(),
-            doc=doc,
-            params=tuple(b.name for b in d.binders if binder_kind(b.type) == "nat" and not b.implicit),
-            runtime_dims=tuple(b.name for b in d.binders if binder_kind(b.type) == "nat" and b.implicit),
-            hypotheses=tuple(
-                Hypothesis(name=b.name, statement=render(b.type))
-                for b in d.binders
-                if binder_kind(b.type) == "prop"
-            ),
-            pytorch=pytorch,
-            reference=reference,
-            example=example,
-            type=render(d.type),
+        if external is None and d.namespace != ZOO_NAMESPACE:
+            continue
+        if external is not None and not _layer_shaped(d):
+            continue
+        key = d.short
+        if key in layers or key in broken:  # the same short name in two namespaces: use qualified names
+            key = d.name
+        twice = broken_defs.get(d.name)
+        if twice is not None and twice.file == d.file and twice.line != d.line:
+            broken[key] = twice
+            continue
+        try:
+            layers[key] = _layer_info(d)
+        except LeanParseError as err:
+            broken[key] = BrokenDef(d.name, d.short, d.doc, d.file, d.line, d.namespace, err)
+    if external is not None and not any(
+        k == "Formal.lean" or k.startswith("Formal/") for k in _closure_of(resolved, external)
+    ):
+        raise LeanParseError(
+            external,
+            1,
+            "imports no module of Formal (a layer file starts with, e.g., 'import Formal.Network.Derived')",
         )
-    visible = import_closure(root, direct)
+    visible = {rel: _closure_of(resolved, rel) for rel in resolved}
+    for rel in primary:  # files whose imports were not read (the Zoo of a copied tree)
+        visible.setdefault(rel, frozenset({rel}))
     if (root / ARCH_FILE).is_file():
         visible[ARCH_KEY] = frozenset({ARCH_FILE})
-    return Catalogue(root=root, layers=layers, defs=defs, sha256=hashes, visible=visible)
+    return Catalogue(
+        root=root,
+        layers=layers,
+        defs=defs,
+        sha256=hashes,
+        visible=visible,
+        broken=broken,
+        broken_defs=broken_defs,
+        file_errors=file_errors,
+        source=external,
+    )
+
+
+def _is_layer_file(rel: str, external: str | None) -> bool:
+    return rel == external if external is not None else rel.startswith(ZOO_DIR + "/")
+
+
+def _layer_shaped(d: Def) -> bool:
+    """A definition of a file outside the Zoo is a layer when its type is ``Arch s t`` and its binders
+    are ``Nat`` parameters and hypotheses (helpers that take layers as arguments are not)."""
+    return binder_kind(d.type) == "arch" and all(binder_kind(b.type) in ("nat", "prop") for b in d.binders)
 
 
 def load_catalogue(root: Path | None = None) -> Catalogue:
@@ -270,5 +495,43 @@ def load_catalogue(root: Path | None = None) -> Catalogue:
     if not zoo.is_dir():
         raise LeanParseError(ZOO_DIR, 0, "the Zoo directory is missing")
     paths = [root / f for f in COMBINATOR_FILES] + sorted(zoo.glob("*.lean"))
-    stamp = tuple((p.as_posix(), p.stat().st_mtime) for p in paths if p.exists())
+    direct = {p.relative_to(root).as_posix(): [] for p in paths}
+    for rel in direct:
+        try:
+            direct[rel] = _IMPORT_LINE.findall((root / rel).read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            pass
+    closure = set().union(*import_closure(root, direct).values()) if direct else set()
+    stamp = tuple(
+        sorted(
+            (p.as_posix(), p.stat().st_mtime) for p in {root / r for r in closure} | set(paths) if p.exists()
+        )
+    )
     return _load(root, stamp)
+
+
+def load_external(path: Path, root: Path | None = None) -> Catalogue:
+    """The layers of one Lean file outside the Zoo (``pybridge list path/File.lean``), its
+    ``Formal`` imports read from the repository at ``root``."""
+    root = (root or find_repo_root()).resolve()
+    key = path.as_posix()
+    if not path.is_file():
+        raise LeanParseError(key, 0, "no such Lean file")
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise LeanParseError(key, 1, f"cannot read ({err.strerror})") from None
+    return build_catalogue(root, {key: data}, external=key)
+
+
+def catalogue_for(spec: str, root: Path | None = None) -> tuple[Catalogue, str]:
+    """The catalogue and layer name that a layer argument names: ``NAME`` (a Zoo layer) or
+    ``path/File.lean:NAME`` (a layer of a file outside the Zoo; NAME may be qualified)."""
+    path, sep, name = spec.rpartition(":")
+    if sep and path.endswith(".lean"):
+        if not name:
+            raise UsageError(f"{spec}: name the layer after the colon, {path}:NAME")
+        return load_external(Path(path), root), name
+    if spec.endswith(".lean"):
+        raise UsageError(f"{spec}: name the layer as {spec}:NAME (or list its layers: pybridge list {spec})")
+    return load_catalogue(root), spec

@@ -1,7 +1,11 @@
 """Give the parsed layer definitions their meaning as :mod:`pybridge.spec` terms.
 
 A Zoo layer is a Lean ``def`` whose body is built from ``Arch`` constructors, other definitions
-(``Arch.residual``, ``attention``, …), dimension arithmetic and hypotheses. :func:`instantiate`
+(``Arch.residual``, ``attention``, ``where`` helpers, definitions of imported files, …), ``let``
+bindings, dimension arithmetic (``+ - * / %`` on ``Nat``, ``-`` truncated at 0 as in Lean), named
+arguments and hypotheses. A ``let`` is read as Lean's ``let`` of a value: every use of ``x`` in
+``let x := e; body`` stands for ``e`` (for an ``Arch`` value, each use is its own layer with its own
+weights, as ``Arch.Params`` of the term with ``e`` substituted). :func:`instantiate`
 substitutes the user's parameters for the explicit ``Nat`` binders, keeps implicit ``Nat`` binders
 (such as ``seq``) as named run-time dimensions, checks the ``Prop`` binders (``0 < heads``,
 ``heads ∣ d_model``) on the values, expands definitions, and type-checks the resulting term against the
@@ -14,7 +18,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pybridge.errors import LeanParseError, ShapeError, UsageError
-from pybridge.lean.parser import App, Binder, BinOp, Def, DotCtor, Ident, ListLit, NamedArg, Neg, Node, Num
+from pybridge.lean.parser import (
+    App,
+    Binder,
+    BinOp,
+    BrokenDef,
+    Def,
+    DotCtor,
+    Ident,
+    Let,
+    ListLit,
+    NamedArg,
+    Neg,
+    Node,
+    Num,
+)
 from pybridge.spec import terms as T
 from pybridge.spec.shapes import CoprodShape, Dim, ProdShape, Shape, TensorShape
 from pybridge.spec.typing import Signature, signature
@@ -43,6 +61,44 @@ _SYM = "\x00sym"
 ARCH_KEY = "\x00arch"
 #: A symbolic value that is not known (an implicit argument inferred from shapes).
 _UNKNOWN = ("?",)
+
+
+@dataclass(frozen=True)
+class Lazy:
+    """The value of ``let name := node`` in the environment ``env`` where the ``let`` stands; it is
+    evaluated where it is used, with the kind that the use needs (``kind``: the kind of the written
+    type of the ``let``, if any)."""
+
+    name: str
+    node: Node
+    env: dict
+    kind: str | None
+    line: int
+
+    def __hash__(self) -> int:  # the environment is a dict; identity is enough
+        return id(self)
+
+
+def resolve_name(
+    defs: Mapping[str, Def], name: str, where: Def, extra: Mapping[str, object] | None = None
+) -> str | None:
+    """The qualified name that ``name``, written in the body of ``where``, refers to, as Lean resolves
+    it: ``where`` helpers of the enclosing definition first, then the enclosing namespaces from the
+    innermost out, then the opened namespaces. ``extra``: further names that count as defined
+    (definitions the reader cannot read)."""
+    candidates = []
+    local = where.parent or where.name
+    candidates.append(f"{local}.{name}")
+    parts = where.namespace.split(".") if where.namespace else []
+    for i in range(len(parts), -1, -1):
+        prefix = ".".join(parts[:i])
+        candidates.append(f"{prefix}.{name}" if prefix else name)
+    for opened in where.opens:
+        candidates.append(f"{opened}.{name}")
+    for cand in candidates:
+        if cand in defs or (extra is not None and cand in extra):
+            return cand
+    return None
 
 
 def _sym_text(x: object) -> str:
@@ -104,6 +160,14 @@ _SHAPE_CTORS = {
 _CONST_CTORS = {"rat": (("num", "int"), ("den", "nat")), "invSqrt": (("n", "nat"),)}
 
 
+def _arg_nodes(spec: tuple[tuple[str, str], ...], args: tuple[Node, ...]) -> dict[str, Node]:
+    """The argument expressions of a constructor call by argument name (named ones by their name,
+    the others in order); the call has been checked by ``Expander._positional``."""
+    named = {a.name: a.value for a in args if isinstance(a, NamedArg)}
+    slots = [n for n, _ in spec if n not in named]
+    return dict(zip(slots, (a for a in args if not isinstance(a, NamedArg)))) | named
+
+
 def _strip(name: str, prefixes: tuple[str, ...]) -> str | None:
     for p in prefixes:
         if name.startswith(p) and "." not in name[len(p) :]:
@@ -153,6 +217,8 @@ def render(node: Node) -> str:
             return f"-{render(o)}"
         case NamedArg(name=name, value=value):
             return f"({name} := {render(value)})"
+        case Let(name=name, value=value, body=body):
+            return f"let {name} := {render(value)}; {render(body)}"
         case App(fn=fn, args=args):
             return " ".join(
                 [render(fn)] + [f"({render(a)})" if isinstance(a, App | BinOp) else render(a) for a in args]
@@ -190,8 +256,15 @@ def _prop_value(op: str, a: Dim, b: Dim) -> bool | None:
 class Expander:
     """Expands definitions of a catalogue of parsed files into terms."""
 
-    def __init__(self, defs: Mapping[str, Def], visible: Mapping[str, frozenset[str]] | None = None) -> None:
+    def __init__(
+        self,
+        defs: Mapping[str, Def],
+        visible: Mapping[str, frozenset[str]] | None = None,
+        broken: Mapping[str, BrokenDef] | None = None,
+    ) -> None:
         self.defs = dict(defs)
+        #: Definitions the reader could not read, by qualified name: using one is an error.
+        self.broken = dict(broken or {})
         #: ``file → the files it imports, directly or transitively, itself included``; None: unchecked.
         self.visible = visible
         self.active: list[Def] = []
@@ -208,7 +281,7 @@ class Expander:
         if self.visible is None:
             return
         if target_file == where.file:
-            if target_line >= where.line:
+            if target_line >= where.line and not self._same_where_block(name, where):
                 raise self.err(where, node, f"'{name}' is used before its definition (line {target_line})")
             return
         if target_file not in self.visible.get(where.file, frozenset()):
@@ -219,6 +292,18 @@ class Expander:
                 f"'{name}' is defined in {module}, which {where.file} does not import "
                 "(directly or transitively)",
             )
+
+    def _same_where_block(self, name: str, where: Def) -> bool:
+        """Whether ``name`` (from ``where``) is a ``where`` helper of the definition that ``where``
+        belongs to (Lean elaborates the helpers with it, so they may be used above their text)."""
+        target = self.resolve_def(name, where)
+        local = where.parent or where.name
+        return target is not None and (target.parent == local or target.name == local)
+
+    def check_private(self, target: Def, name: str, where: Def, node: Node) -> None:
+        """A ``private`` definition is usable only in its own file."""
+        if target.private and target.file != where.file:
+            raise self.err(where, node, f"'{name}' is private to {target.file}")
 
     def check_arch_visible(self, name: str, where: Def, node: Node) -> None:
         """An ``Arch`` constructor needs the module declaring ``Arch`` imported (when the catalogue
@@ -236,8 +321,16 @@ class Expander:
         match node:
             case Num(value=v):
                 return v
+            case Ident(name=name) if isinstance(env.get(name), Lazy):
+                lazy = env[name]
+                assert isinstance(lazy, Lazy)
+                return self.sym(lazy.node, lazy.env)
             case Ident(name=name):
                 return table.get(name, _UNKNOWN)
+            case Let(name=name, value=value, body=body):
+                inner = dict(env)
+                inner[name] = Lazy(name, value, env, None, node.line)
+                return self.sym(body, inner)
             case BinOp(op=op, left=left, right=right) if op in ("+", "-", "*", "/", "%"):
                 a, b = self.sym(left, env), self.sym(right, env)
                 if a == _UNKNOWN or b == _UNKNOWN:
@@ -278,17 +371,15 @@ class Expander:
 
     # -- name resolution
     def resolve_def(self, name: str, where: Def) -> Def | None:
-        candidates = []
-        parts = where.namespace.split(".") if where.namespace else []
-        for i in range(len(parts), -1, -1):
-            prefix = ".".join(parts[:i])
-            candidates.append(f"{prefix}.{name}" if prefix else name)
-        for opened in where.opens:
-            candidates.append(f"{opened}.{name}")
-        for cand in candidates:
-            if cand in self.defs:
-                return self.defs[cand]
-        return None
+        found = resolve_name(self.defs, name, where)
+        return None if found is None else self.defs[found]
+
+    def check_not_broken(self, name: str, where: Def, node: Node) -> None:
+        """Using a definition that the reader could not read is an error at the use, naming both."""
+        found = resolve_name(self.defs, name, where, self.broken)
+        if found is not None and found not in self.defs:
+            bad = self.broken[found]
+            raise self.err(where, node, f"'{name}' cannot be used: {bad.error.message}")
 
     def err(self, where: Def, node: Node, message: str) -> LeanParseError:
         return LeanParseError(where.file, node.line, message)
@@ -310,8 +401,44 @@ class Expander:
                 if kind != "list":
                     raise self.err(where, node, f"expected a {kind}, found a list")
                 return tuple(self.eval(i, env, where, "nat") for i in items)
+            case Ident(name=name) if isinstance(env.get(name), Lazy):
+                lazy = env[name]
+                assert isinstance(lazy, Lazy)
+                if lazy.kind is not None and lazy.kind != kind and {lazy.kind, kind} != {"nat", "int"}:
+                    raise self.err(
+                        where, node, f"'{name}' is a {lazy.kind} (let at line {lazy.line}), not a {kind}"
+                    )
+                return self.eval(lazy.node, lazy.env, where, kind)
             case Ident(name=name) if name in env:
                 return self._coerce(env[name], kind, where, node)
+            case Let(name=name, type=ty, value=value, body=body):
+                declared = None
+                if ty is not None:
+                    declared = binder_kind(ty)
+                    if declared in ("unknown", "prop"):
+                        raise self.err(
+                            where,
+                            ty,
+                            f"unsupported type '{render(ty)}' in 'let {name}' (Nat, List Nat, "
+                            "Shape, Const or Arch s t)",
+                        )
+                inner = dict(env)
+                inner[name] = Lazy(name, value, env, declared, node.line)
+                if declared is not None:  # Lean checks the value against the written type
+                    checked = self.eval(value, env, where, declared)
+                    if declared == "arch":
+                        assert isinstance(ty, App)
+                        want = Signature(
+                            self.eval(ty.args[0], env, where, "shape"),  # type: ignore[arg-type]
+                            self.eval(ty.args[1], env, where, "shape"),  # type: ignore[arg-type]
+                        )
+                        got = signature(checked)  # type: ignore[arg-type]
+                        if got != want:
+                            raise ShapeError(
+                                f"{where.file}:{node.line}: 'let {name}' is declared {want} but its value "
+                                f"has type {got}"
+                            )
+                return self.eval(body, inner, where, kind)
             case Ident() | DotCtor():
                 return self.apply(node, (), env, where, kind, explicit=False)
             case App(fn=fn, args=args, explicit=explicit):
@@ -377,6 +504,10 @@ class Expander:
         if not isinstance(fn, Ident):
             raise self.err(where, fn, f"cannot apply '{render(fn)}'")
         name = fn.name
+        if name in env and args:
+            raise self.err(
+                where, fn, f"'{name}' is a local value, not a function: it cannot be applied to arguments"
+            )
         ctor = _strip(name, ("Arch.", "Formal.Arch."))
         if (
             ctor is None
@@ -392,11 +523,12 @@ class Expander:
             self.count(where, fn)
             vals = self._positional(name, CTOR_ARGS[ctor], args, env, where, fn)
             if ctor == "route":
+                nodes = _arg_nodes(CTOR_ARGS[ctor], args)
                 required = None
-                k_sym = self.sym(args[0], env)
+                k_sym = self.sym(nodes["k"], env)
                 if k_sym != _UNKNOWN:
                     required = ("<", 0, k_sym)
-                self.check_proof(vals["hk"], required, f"'{name}' (hk : 0 < k)", where, args[1])
+                self.check_proof(vals["hk"], required, f"'{name}' (hk : 0 < k)", where, nodes["hk"])
                 vals = {k: v for k, v in vals.items() if k != "hk"}
             return T.CONSTRUCTORS[ctor](**vals, loc=loc)
         for table, k in ((_SHAPE_CTORS, "shape"), (_CONST_CTORS, "const")):
@@ -411,6 +543,7 @@ class Expander:
                 return self._build_simple(k, short, table[short], args, env, where, fn)
         target = self.resolve_def(name, where)
         if target is None:
+            self.check_not_broken(name, where, fn)
             raise self.err(
                 where, fn, f"unknown name '{name}' (not an Arch constructor or a definition the bridge reads)"
             )
@@ -425,6 +558,7 @@ class Expander:
                 where, fn, f"'{target.short}' is defined in terms of itself ({cycle}); Lean rejects this"
             )
         self.check_visible(target.file, target.line, name, where, fn)
+        self.check_private(target, name, where, fn)
         if len(self.active) >= MAX_CALL_DEPTH:
             raise self.err(where, fn, f"definitions nested deeper than {MAX_CALL_DEPTH} levels")
         self.active.append(target)
@@ -442,11 +576,25 @@ class Expander:
         where: Def,
         fn: Node,
     ) -> dict[str, Value]:
-        if any(isinstance(a, NamedArg) for a in args):
-            raise self.err(where, fn, f"named arguments to '{name}' are not supported")
-        if len(args) != len(spec):
+        named: dict[str, Node] = {}
+        for a in args:
+            if isinstance(a, NamedArg):
+                if a.name not in {n for n, _ in spec}:
+                    raise self.err(
+                        where,
+                        a,
+                        f"'{name}' has no explicit argument named '{a.name}' (its explicit arguments: "
+                        f"{', '.join(n for n, _ in spec)}; the bridge passes no implicit argument by name)",
+                    )
+                if a.name in named:
+                    raise self.err(where, a, f"argument '{a.name}' of '{name}' is given twice")
+                named[a.name] = a.value
+        positional = [a for a in args if not isinstance(a, NamedArg)]
+        slots = [(n, k) for n, k in spec if n not in named]
+        if len(positional) != len(slots):
             raise self.err(where, fn, f"'{name}' takes {len(spec)} explicit arguments, given {len(args)}")
-        return {arg_name: self.eval(a, env, where, arg_kind) for (arg_name, arg_kind), a in zip(spec, args)}
+        given = dict(zip((n for n, _ in slots), positional)) | named
+        return {arg_name: self.eval(given[arg_name], env, where, arg_kind) for arg_name, arg_kind in spec}
 
     def _build_simple(
         self,
@@ -584,13 +732,14 @@ def instantiate(
     defs: Mapping[str, Def],
     params: Mapping[str, int],
     visible: Mapping[str, frozenset[str]] | None = None,
+    broken: Mapping[str, BrokenDef] | None = None,
 ) -> tuple[T.Term, Signature]:
     """Instantiate a Zoo definition (see :func:`_instantiate`), with the stack headroom that the
     bounded depths of the reader (:data:`MAX_CALL_DEPTH`, :data:`MAX_TERM_DEPTH`) need."""
     from pybridge.lean.parser import deep_stack
 
     with deep_stack():
-        return _instantiate(defn, defs, params, visible)
+        return _instantiate(defn, defs, params, visible, broken)
 
 
 def _instantiate(
@@ -598,6 +747,7 @@ def _instantiate(
     defs: Mapping[str, Def],
     params: Mapping[str, int],
     visible: Mapping[str, frozenset[str]] | None = None,
+    broken: Mapping[str, BrokenDef] | None = None,
 ) -> tuple[T.Term, Signature]:
     """Instantiate a Zoo definition with parameter values; returns the checked term and its signature.
 
@@ -623,7 +773,7 @@ def _instantiate(
             )
     table: dict[str, object] = {b.name: b.name for b in nat_binders}
     env: dict[str, Value] = {_SYM: table}
-    exp = Expander(defs, visible)
+    exp = Expander(defs, visible, broken)
     for b in defn.binders:
         k = binder_kind(b.type)
         if k == "nat":

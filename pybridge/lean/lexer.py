@@ -44,6 +44,7 @@ SYMBOLS = (
     "=",
     "·",
     "^",
+    ";",
 )
 
 _DIGITS = re.compile(r"[0-9]+")
@@ -59,22 +60,30 @@ MAX_LITERAL_DIGITS = 100
 class Token:
     """One token: ``kind`` is ``ident``, ``num``, ``str``, ``doc``, ``moddoc``, ``sym``, ``other`` (a
     character the layer syntax does not use, such as ``∀`` or ``#``: the parser reports it where a
-    layer needs it, and skips it inside commands it skips) or ``eof``."""
+    layer needs it, and skips it inside commands it skips), ``bad`` (text the reader refuses, such as
+    a number literal of more than :data:`MAX_LITERAL_DIGITS` digits; ``text`` is the message, which the
+    parser reports where the token stands) or ``eof``."""
 
     kind: str
     text: str
     line: int
+    #: The 0-based column where the token starts (Lean ends a ``let`` value at a line that starts at
+    #: or left of the ``let``).
+    col: int = 0
 
 
 def tokenize(source: str, file: str) -> list[Token]:
     """Split ``source`` into tokens; raises :class:`LeanParseError` on text it cannot read."""
     tokens: list[Token] = []
     i, line, n = 0, 1, len(source)
+    line_start = 0
     while i < n:
         c = source[i]
+        col = i - line_start
         if c == "\n":
             line += 1
             i += 1
+            line_start = i
         elif c.isspace():
             i += 1
         elif source.startswith("--", i):
@@ -96,10 +105,12 @@ def tokenize(source: str, file: str) -> list[Token]:
                 raise LeanParseError(file, start_line, "unterminated comment")
             body = source[i:j]
             line += body.count("\n")
+            if "\n" in body:
+                line_start = i + body.rfind("\n") + 1
             if is_doc:
-                tokens.append(Token("doc", body[3:-2].strip(), start_line))
+                tokens.append(Token("doc", body[3:-2].strip(), start_line, col))
             elif is_module_doc:
-                tokens.append(Token("moddoc", body[3:-2].strip(), start_line))
+                tokens.append(Token("moddoc", body[3:-2].strip(), start_line, col))
             i = j
         elif c == '"':
             j = i + 1
@@ -107,16 +118,20 @@ def tokenize(source: str, file: str) -> list[Token]:
                 j += 2 if source[j] == "\\" else 1
             if j >= n:
                 raise LeanParseError(file, line, "unterminated string literal")
-            tokens.append(Token("str", source[i + 1 : j], line))
+            tokens.append(Token("str", source[i + 1 : j], line, col))
+            line += source.count("\n", i, j)
+            if "\n" in source[i:j]:
+                line_start = source.rfind("\n", i, j) + 1
             i = j + 1
         elif "0" <= c <= "9":  # ASCII digits only: Lean reads `²`, `₁`, `١` as no number
             m = _DIGITS.match(source, i)
             assert m is not None
             if len(m.group()) > MAX_LITERAL_DIGITS:
-                raise LeanParseError(
-                    file, line, f"a number literal of {len(m.group())} digits (at most {MAX_LITERAL_DIGITS})"
-                )
-            tokens.append(Token("num", m.group(), line))
+                # reported by the parser where it stands, so that only that definition is affected
+                message = f"a number literal of {len(m.group())} digits (at most {MAX_LITERAL_DIGITS})"
+                tokens.append(Token("bad", message, line, col))
+            else:
+                tokens.append(Token("num", m.group(), line, col))
             i = m.end()
         elif c == "«" or _IDENT_START.match(c):
             j = i
@@ -145,16 +160,16 @@ def tokenize(source: str, file: str) -> list[Token]:
                     j += 1
                     continue
                 break
-            tokens.append(Token("ident", ".".join(parts), line))
+            tokens.append(Token("ident", ".".join(parts), line, col))
             i = j
         else:
             for sym in SYMBOLS:
                 if source.startswith(sym, i):
-                    tokens.append(Token("sym", sym, line))
+                    tokens.append(Token("sym", sym, line, col))
                     i += len(sym)
                     break
             else:
-                tokens.append(Token("other", c, line))
+                tokens.append(Token("other", c, line, col))
                 i += 1
     tokens.append(Token("eof", "", line))
     return tokens

@@ -1,11 +1,19 @@
 """A parser for the Lean files that define layers (``Formal/Zoo/*.lean``, ``Formal/Network/Derived.lean``).
 
-It understands the commands those files use (``import``, ``namespace``/``section``/``end``, ``open``,
-``set_option … in``, ``universe``, doc comments and ``def``) and the term language of layers:
-application, the infix operators ``≫ ⊗ ++ :: * / % + -`` with Lean's precedences, parentheses, named
-arguments ``(x := e)``, list literals and leading-dot constructors (``.tensor [n]``). Anything else is
-reported as ``file:line: unsupported …`` rather than guessed at. The result is a small AST; meaning is
-given by :mod:`pybridge.lean.expand`.
+It understands the commands those files use (``import``, ``namespace``/``section``/``end``, ``open``
+(also ``open … in``), ``set_option … in``, ``universe``, doc comments, ``def`` and ``abbrev`` with the
+modifiers ``private``/``protected``/``noncomputable`` and attributes ``@[…]``, and ``where`` helpers
+after a definition's body) and the term language of layers: application, the infix operators
+``≫ ⊗ ++ :: * / % + -`` with Lean's precedences, parentheses, named arguments ``(x := e)``, list
+literals, leading-dot constructors (``.tensor [n]``) and ``let x := e; body`` / ``let x : T := e``
+(a ``let`` value ends, as in Lean, at a line that starts at or left of the ``let``, or at ``;``).
+Anything else is reported as ``file:line: unsupported …`` rather than guessed at.
+
+A definition the reader cannot read does not stop the file: it is recorded in
+:attr:`LeanFile.broken` with its ``file:line`` error and the reader goes on at the next command. With
+``tolerant=True`` (files that a layer file imports, such as ``Formal/Network/Arch.lean``) commands
+other than definitions (``inductive``, ``structure``, ``instance``, ...) are skipped silently. The
+result is a small AST; meaning is given by :mod:`pybridge.lean.expand`.
 """
 
 from __future__ import annotations
@@ -90,6 +98,16 @@ class Neg(Node):
 
 
 @dataclass(frozen=True)
+class Let(Node):
+    """``let name : type := value; body`` (``type`` is None when not written)."""
+
+    name: str
+    type: Node | None
+    value: Node
+    body: Node
+
+
+@dataclass(frozen=True)
 class Binder:
     """One binder name with its type: ``(x : T)`` (explicit) or ``{x : T}`` (implicit)."""
 
@@ -113,6 +131,23 @@ class Def:
     line: int
     namespace: str
     opens: tuple[str, ...]
+    #: ``private def``: usable only in its own file.
+    private: bool = False
+    #: For a ``where`` helper, the qualified name of the definition it belongs to.
+    parent: str | None = None
+
+
+@dataclass(frozen=True)
+class BrokenDef:
+    """A definition (or another named command of a layer file) that the reader cannot read."""
+
+    name: str | None  # fully qualified; None when the name itself could not be read
+    short: str | None
+    doc: str | None
+    file: str
+    line: int
+    namespace: str
+    error: LeanParseError
 
 
 @dataclass
@@ -123,6 +158,10 @@ class LeanFile:
     imports: list[str] = field(default_factory=list)
     defs: list[Def] = field(default_factory=list)
     module_doc: str | None = None
+    #: Definitions that could not be read, each with its ``file:line`` error (the others are unaffected).
+    broken: list[BrokenDef] = field(default_factory=list)
+    #: The line of each ``import`` of :attr:`imports`.
+    import_lines: list[int] = field(default_factory=list)
 
 
 # Lean precedences and associativity of the infix operators the layer files use.
@@ -182,7 +221,6 @@ COMMAND_KEYWORDS = {
 #: Term syntax the bridge does not read, with the reason given to the user.
 UNSUPPORTED_TERMS = {
     "_": "placeholder '_' (write the argument explicitly: the bridge does not run Lean's unifier)",
-    "let": "'let' (inline the value, or make it a definition in Formal/Network/Derived.lean)",
     "fun": "'fun' (layer terms are built from Arch constructors and definitions)",
     "match": "'match' (layer terms are built from Arch constructors and definitions)",
     "if": "'if' (layer terms are built from Arch constructors and definitions)",
@@ -203,6 +241,9 @@ BALANCE_CHAINS_LONGER_THAN = 32
 
 #: The commands that define no layer and that the reader skips (to the next command).
 SKIPPED_COMMANDS = {"theorem", "lemma", "example"}
+
+#: Modifiers the reader accepts before ``def``/``abbrev`` (``private`` limits the name to its file).
+DEF_MODIFIERS = {"private", "protected", "noncomputable"}
 
 
 @contextmanager
@@ -251,11 +292,15 @@ def node_depth(root: Node) -> int:
 
 
 class _Parser:
-    def __init__(self, tokens: list[Token], file: str) -> None:
+    def __init__(self, tokens: list[Token], file: str, tolerant: bool = False) -> None:
         self.toks = tokens
         self.pos = 0
         self.file = file
         self.depth = 0
+        self.tolerant = tolerant
+        #: Lean's column rule: a token that starts a line at or left of the innermost entry ends the
+        #: expression (the column of a ``let`` or of ``where`` helpers); -1 inside brackets (no rule).
+        self.stop_cols: list[int] = []
 
     def enter(self, tok: Token) -> None:
         self.depth += 1
@@ -268,6 +313,8 @@ class _Parser:
 
     def next(self) -> Token:
         tok = self.peek()
+        if tok.kind == "bad":
+            raise self.error(tok.text, tok)
         self.pos += 1
         return tok
 
@@ -291,13 +338,22 @@ class _Parser:
         return tok
 
     # -- expressions
+    def at_layout_end(self) -> bool:
+        """Whether the next token starts a line at or left of the innermost stop column."""
+        if not self.stop_cols or self.stop_cols[-1] < 0 or self.pos == 0:
+            return False
+        tok = self.peek()
+        return tok.line > self.toks[self.pos - 1].line and tok.col <= self.stop_cols[-1]
+
     def at_expr_end(self) -> bool:
         tok = self.peek()
         if tok.kind in ("eof", "doc", "moddoc"):
             return True
         if tok.kind == "ident" and tok.text in COMMAND_KEYWORDS | {"in", "where", "with", "then", "else"}:
             return True
-        return tok.kind == "sym" and tok.text in (")", "]", "}", ",", ":=", ":", "⟩")
+        if self.at_layout_end():
+            return True
+        return tok.kind == "sym" and tok.text in (")", "]", "}", ",", ":=", ":", "⟩", ";")
 
     def expr(self, min_prec: int = 0) -> Node:
         """Precedence climbing; a run of one right-associative operator (``a ≫ b ≫ c``) is read in a
@@ -306,7 +362,7 @@ class _Parser:
         left = self.application()
         while True:
             tok = self.peek()
-            if tok.kind != "sym" or tok.text not in INFIX:
+            if tok.kind != "sym" or tok.text not in INFIX or self.at_layout_end():
                 break
             prec, assoc = INFIX[tok.text]
             if prec < min_prec:
@@ -316,7 +372,7 @@ class _Parser:
                 left = BinOp(tok.line, tok.text, left, self.expr(prec + 1))
                 continue
             operands, lines = [left, self.expr(prec + 1)], [tok.line]
-            while self.is_sym(tok.text):
+            while self.is_sym(tok.text) and not self.at_layout_end():
                 lines.append(self.next().line)
                 operands.append(self.expr(prec + 1))
             left = _fold(tok.text, tok.line, operands, lines)
@@ -346,21 +402,63 @@ class _Parser:
     def starts_atom(self) -> bool:
         tok = self.peek()
         if tok.kind in ("ident", "num"):
-            return tok.text not in COMMAND_KEYWORDS
-        return tok.kind == "sym" and tok.text in ("(", "[", ".", "⟨")
+            return tok.text not in COMMAND_KEYWORDS and tok.text != "let"
+        return tok.kind == "bad" or (tok.kind == "sym" and tok.text in ("(", "[", ".", "⟨"))
 
     def argument(self) -> Node:
         if self.is_sym("(") and self.peek(1).kind == "ident" and self.is_sym(":=", 2):
             open_tok = self.next()
             name = self.next().text
             self.next()
+            self.stop_cols.append(-1)
             value = self.expr()
+            self.stop_cols.pop()
             self.expect_sym(")")
             return NamedArg(open_tok.line, name, value)
         return self.atom()
 
+    def let_expr(self, let_tok: Token) -> Node:
+        """``let x := v; body``, ``let x : T := v`` and the newline form (Lean's column rule)."""
+        name_tok = self.next()
+        if name_tok.kind == "ident" and name_tok.text == "rec":
+            raise self.error("unsupported syntax: 'let rec' (layers are not recursive)", name_tok)
+        if name_tok.kind != "ident" or name_tok.text in COMMAND_KEYWORDS or "." in name_tok.text:
+            raise self.error(
+                f"unsupported syntax: 'let' must bind one name, found {_show(name_tok)}", name_tok
+            )
+        if self.is_sym("(") or self.is_sym("{") or self.is_sym("["):
+            raise self.error(
+                f"unsupported syntax: a 'let' with arguments ('let {name_tok.text} (...)'); "
+                "make it a 'where' helper or a definition",
+                name_tok,
+            )
+        ty: Node | None = None
+        if self.is_sym(":"):
+            self.next()
+            ty = self.expr()
+        self.expect_sym(":=")
+        self.stop_cols.append(let_tok.col)
+        value = self.expr()
+        self.stop_cols.pop()
+        if self.is_sym(";"):
+            self.next()
+        elif self.peek().kind == "eof" or self.peek().line == self.toks[self.pos - 1].line:
+            raise self.error(
+                f"expected ';' or a new line after the value of 'let {name_tok.text}', "
+                f"found {_show(self.peek())}"
+            )
+        if self.at_expr_end() or self.at_command_start():
+            raise self.error(
+                f"'let {name_tok.text} := …' has no body (its value ends at line "
+                f"{self.toks[self.pos - 1].line}; the body follows on a new line or after ';')"
+            )
+        body = self.expr()
+        return Let(let_tok.line, name_tok.text, ty, value, body)
+
     def atom(self) -> Node:
         tok = self.next()
+        if tok.kind == "ident" and tok.text == "let":
+            return self.let_expr(tok)
         if tok.kind == "ident" and tok.text in UNSUPPORTED_TERMS:
             raise self.error(f"unsupported syntax: {UNSUPPORTED_TERMS[tok.text]}", tok)
         if tok.kind == "ident" and tok.text not in COMMAND_KEYWORDS:
@@ -370,18 +468,22 @@ class _Parser:
         if tok.kind == "sym" and tok.text == "(":
             if self.is_sym(")"):
                 raise self.error("unsupported syntax: '()'", tok)
+            self.stop_cols.append(-1)
             inner = self.expr()
+            self.stop_cols.pop()
             if self.is_sym(":"):
                 raise self.error("unsupported syntax: type ascription '(e : T)'")
             self.expect_sym(")")
             return inner
         if tok.kind == "sym" and tok.text == "[":
             items: list[Node] = []
+            self.stop_cols.append(-1)
             if not self.is_sym("]"):
                 items.append(self.expr())
                 while self.is_sym(","):
                     self.next()
                     items.append(self.expr())
+            self.stop_cols.pop()
             self.expect_sym("]")
             return ListLit(tok.line, tuple(items))
         if tok.kind == "sym" and tok.text == ".":
@@ -405,19 +507,106 @@ class _Parser:
             while self.peek().kind == "ident" and not self.is_sym(":"):
                 names.append(self.expect_ident().text)
             self.expect_sym(":")
+            self.stop_cols.append(-1)
             ty = self.expr()
+            self.stop_cols.pop()
             self.expect_sym(close)
             out.extend(Binder(nm, ty, open_tok.text == "{", open_tok.line) for nm in names)
+        return out
+
+    def one_def(
+        self,
+        name_tok: Token,
+        start: Token,
+        doc: str | None,
+        ns: str,
+        opens: tuple[str, ...],
+        private: bool,
+        parent: str | None,
+    ) -> Def:
+        """The binders, type and body of a definition whose name has been read."""
+        binders = self.binders()
+        self.expect_sym(":")
+        ty = self.expr()
+        self.expect_sym(":=")
+        body = self.expr()
+        for part in (ty, body, *(b.type for b in binders)):
+            if node_depth(part) > MAX_NESTING:
+                raise self.error(
+                    f"the definition of '{name_tok.text}' nests deeper than {MAX_NESTING} levels", start
+                )
+        if parent is not None:
+            full = f"{parent}.{name_tok.text}"
+        else:
+            full = f"{ns}.{name_tok.text}" if ns else name_tok.text
+        return Def(
+            full,
+            name_tok.text,
+            tuple(binders),
+            ty,
+            body,
+            doc,
+            self.file,
+            start.line,
+            ns,
+            opens,
+            private,
+            parent,
+        )
+
+    def definition(
+        self, tok: Token, doc: str | None, ns: str, opens: tuple[str, ...], private: bool
+    ) -> list[Def]:
+        """``def name binders : type := body`` and its ``where`` helpers (``name.helper``)."""
+        name_tok = self.expect_ident()
+        main = self.one_def(name_tok, tok, doc, ns, opens, private, None)
+        out = [main]
+        if self.peek().kind == "ident" and self.peek().text == "where":
+            self.next()
+            while True:
+                helper_doc = None
+                if (
+                    self.peek().kind == "doc"
+                    and self.peek(1).kind == "ident"
+                    and (self.peek(1).text not in COMMAND_KEYWORDS)
+                ):
+                    helper_doc = self.next().text
+                nxt = self.peek()
+                if nxt.kind != "ident" or nxt.text in COMMAND_KEYWORDS:
+                    break
+                helper_name = self.expect_ident()
+                if "." in helper_name.text:
+                    raise self.error(f"unsupported syntax: a dotted 'where' helper name '{helper_name.text}'")
+                self.stop_cols.append(helper_name.col)
+                try:
+                    out.append(
+                        self.one_def(helper_name, helper_name, helper_doc, ns, opens, private, main.name)
+                    )
+                finally:
+                    self.stop_cols.pop()
+                if self.is_sym(";"):
+                    self.next()
+            if len(out) == 1:
+                raise self.error(f"'where' after '{main.short}' defines nothing")
+        if not self.at_command_start():
+            raise self.error(f"unsupported syntax in the body of '{name_tok.text}': {_show(self.peek())}")
         return out
 
     def parse_file(self) -> LeanFile:
         result = LeanFile(self.file)
         namespaces: list[tuple[str, str]] = []  # (kind, name)
         opens: list[str] = []
+        opens_in: list[str] = []  # `open X in`: for the next command only
         doc: str | None = None
         seen_command = False
         while self.peek().kind != "eof":
             tok = self.peek()
+            if tok.kind == "bad":
+                self.broken(result, None, doc, namespaces, self.error(tok.text, tok), tok)
+                self.pos += 1
+                self.skip_command()
+                doc = None
+                continue
             if tok.kind == "moddoc":
                 self.next()
                 if result.module_doc is None:
@@ -433,23 +622,40 @@ class _Parser:
                 self.skip_command()
                 doc = None
                 continue
+            if tok.kind == "sym" and tok.text == "@" and self.is_sym("[", 1):
+                self.skip_attribute()
+                continue
             if tok.kind != "ident":
-                raise self.error(f"unsupported syntax at top level: {_show(tok)}", tok)
+                if self.tolerant:
+                    self.pos += 1
+                    doc = None
+                    continue
+                err = self.error(f"unsupported syntax at top level: {_show(tok)}", tok)
+                self.broken(result, None, doc, namespaces, err, tok)
+                self.pos += 1
+                self.skip_command()
+                doc = None
+                continue
             word = tok.text
             if word in SKIPPED_COMMANDS:
                 self.next()
                 self.skip_command()
                 doc = None
                 seen_command = True
+                opens_in = []
                 continue
             if word == "import":
                 self.next()
                 if seen_command:
                     raise self.error("'import' must come before every other command", tok)
                 result.imports.append(self.expect_ident().text)
+                result.import_lines.append(tok.line)
                 continue
             seen_command = True
-            if word in ("namespace", "section"):
+            if word == "mutual":  # a block of definitions, closed by a plain `end`
+                self.next()
+                namespaces.append(("mutual", ""))
+            elif word in ("namespace", "section"):
                 self.next()
                 name = (
                     self.expect_ident().text
@@ -471,70 +677,114 @@ class _Parser:
                 namespaces.pop()
             elif word == "open":
                 self.next()
+                names: list[str] = []
                 while (
                     self.peek().kind == "ident" and self.peek().line == tok.line and self.peek().text != "in"
                 ):
                     name = self.next().text
                     if name != "scoped":
-                        opens.append(name)
+                        names.append(name)
+                if self.peek().kind == "ident" and self.peek().text == "in":
+                    self.next()
+                    opens_in = names
+                    continue
+                opens.extend(names)
             elif word == "set_option":
                 self.next()
                 self.expect_ident()
                 self.next()  # the value
                 if self.peek().kind == "ident" and self.peek().text == "in":
                     self.next()
+                    continue
             elif word == "universe":
                 self.next()
                 while self.peek().kind == "ident" and self.peek().line == tok.line:
                     self.next()
-            elif word == "def":
-                self.next()
-                name_tok = self.expect_ident()
-                binders = self.binders()
-                self.expect_sym(":")
-                ty = self.expr()
-                self.expect_sym(":=")
-                body = self.expr()
-                if not self.at_command_start():
-                    raise self.error(
-                        f"unsupported syntax in the body of '{name_tok.text}': {_show(self.peek())}"
-                    )
-                for part in (ty, body, *(b.type for b in binders)):
-                    if node_depth(part) > MAX_NESTING:
-                        raise self.error(
-                            f"the definition of '{name_tok.text}' nests deeper than {MAX_NESTING} levels", tok
-                        )
-                ns = ".".join(n for kind, n in namespaces if kind == "namespace" and n)
-                full = f"{ns}.{name_tok.text}" if ns else name_tok.text
-                result.defs.append(
-                    Def(
-                        full,
-                        name_tok.text,
-                        tuple(binders),
-                        ty,
-                        body,
-                        doc,
-                        self.file,
-                        tok.line,
-                        ns,
-                        tuple(opens),
-                    )
-                )
-                doc = None
+            elif word in ("def", "abbrev") or word in DEF_MODIFIERS:
+                private = False
+                while self.peek().kind == "ident" and self.peek().text in DEF_MODIFIERS:
+                    private = private or self.peek().text == "private"
+                    self.next()
+                    if self.peek().kind == "sym" and self.peek().text == "@" and self.is_sym("[", 1):
+                        self.skip_attribute()
+                kw = self.peek()
+                if not (kw.kind == "ident" and kw.text in ("def", "abbrev")):
+                    self.unsupported(result, doc, namespaces, kw)
+                else:
+                    self.next()
+                    ns = ".".join(n for kind, n in namespaces if kind == "namespace" and n)
+                    start = self.pos
+                    try:
+                        result.defs.extend(self.definition(tok, doc, ns, tuple(opens + opens_in), private))
+                    except LeanParseError as err:
+                        self.pos = start
+                        name_tok = self.peek()
+                        self.pos += 1
+                        named = name_tok.kind == "ident" and name_tok.text not in COMMAND_KEYWORDS
+                        self.broken(result, name_tok.text if named else None, doc, namespaces, err, tok)
+                        self.skip_command()
+                        self.stop_cols = []
+                        self.depth = 0
             else:
-                raise self.error(f"unsupported command '{word}' in a layer file", tok)
+                self.unsupported(result, doc, namespaces, tok)
+            doc = None
+            opens_in = []
         if namespaces:
             raise self.error(f"namespace or section '{namespaces[-1][1]}' is never closed")
         return result
 
+    def unsupported(
+        self, result: LeanFile, doc: str | None, namespaces: list[tuple[str, str]], tok: Token
+    ) -> None:
+        """A command the reader does not read: skipped in a tolerant file, else recorded (under its
+        name, when it has one) as a definition the reader cannot read."""
+        self.pos += 1
+        if not self.tolerant:
+            err = self.error(f"unsupported command '{tok.text}' in a layer file", tok)
+            name_tok = self.peek()
+            named = (
+                name_tok.kind == "ident"
+                and name_tok.text not in COMMAND_KEYWORDS
+                and name_tok.line == tok.line
+            )
+            self.broken(result, name_tok.text if named else None, doc, namespaces, err, tok)
+        self.skip_command()
+
+    def broken(
+        self,
+        result: LeanFile,
+        short: str | None,
+        doc: str | None,
+        namespaces: list[tuple[str, str]],
+        err: LeanParseError,
+        tok: Token,
+    ) -> None:
+        ns = ".".join(n for kind, n in namespaces if kind == "namespace" and n)
+        full = None if short is None else (f"{ns}.{short}" if ns else short)
+        result.broken.append(BrokenDef(full, short, doc, self.file, tok.line, ns, err))
+
+    def skip_attribute(self) -> None:
+        """Skip ``@[...]`` (brackets balanced, at most to the end of the file)."""
+        self.pos += 2
+        depth = 1
+        while depth and self.peek().kind != "eof":
+            tok = self.toks[self.pos]
+            self.pos += 1
+            if tok.kind == "sym" and tok.text == "[":
+                depth += 1
+            elif tok.kind == "sym" and tok.text == "]":
+                depth -= 1
+
     def skip_command(self) -> None:
         """Skip the tokens of a command the reader does not use, up to the next command."""
         while not self.at_command_start():
-            self.next()
+            self.pos += 1
 
     def at_command_start(self) -> bool:
         tok = self.peek()
         if tok.kind == "other" and tok.text == "#":  # `#check`, `#eval`, ...
+            return True
+        if tok.kind == "sym" and tok.text == "@" and self.is_sym("[", 1):
             return True
         return tok.kind in ("eof", "doc", "moddoc") or (tok.kind == "ident" and tok.text in COMMAND_KEYWORDS)
 
@@ -547,8 +797,11 @@ def _show(tok: Token) -> str:
     return f"'{tok.text}'" if tok.kind in ("sym", "ident", "num") else tok.kind
 
 
-def parse_source(source: str, file: str) -> LeanFile:
-    """Parse one Lean file's text. Raises :class:`LeanParseError` (``file:line``) on anything it does not
-    read; never recurses deeper than :data:`MAX_NESTING` levels of the input."""
+def parse_source(source: str, file: str, *, tolerant: bool = False) -> LeanFile:
+    """Parse one Lean file's text. A definition it cannot read is recorded in ``broken`` with its
+    ``file:line`` error; text that stops the whole file (an unterminated comment or string, an
+    ``end`` that closes nothing, ``import`` after a command) raises :class:`LeanParseError`. Never
+    recurses deeper than :data:`MAX_NESTING` levels of the input. ``tolerant``: skip the commands
+    that define no layer (for files that a layer file imports)."""
     with deep_stack():
-        return _Parser(tokenize(source, file), file).parse_file()
+        return _Parser(tokenize(source, file), file, tolerant).parse_file()

@@ -22,7 +22,8 @@ def _norm(m):
 
 
 def from_sequential(module):
-    """``nn.Sequential`` of ``Linear``/``ReLU``/``GLU``: one pair per ``Linear``; a ``GLU(dim=-1)`` after a
+    """``nn.Sequential`` of ``Linear``/``ReLU``/``GLU``/``LayerNorm``: one pair per ``Linear`` and per
+    ``LayerNorm`` (its ``(weight, bias)``, the ``(γ, β)`` of ``Arch.layerNorm``); a ``GLU(dim=-1)`` after a
     ``Linear`` splits it into its value half and its gate half (the two linear maps of ``Zoo.glu``)."""
     if not isinstance(module, nn.Sequential):
         raise ValueError(f"expected torch.nn.Sequential, got {type(module).__name__}")
@@ -38,6 +39,10 @@ def from_sequential(module):
             w, b = pairs.pop()
             (wa, wg), (ba, bg) = w.chunk(2, dim=0), b.chunk(2, dim=0)
             pairs.extend([(wa, ba), (wg, bg)])
+        elif isinstance(child, nn.LayerNorm):
+            if len(child.normalized_shape) != 1:
+                raise ValueError("LayerNorm must normalise the last axis only (Arch.layerNorm pre n eps)")
+            pairs.append(_norm(child))
         elif isinstance(child, nn.ReLU):
             continue
         else:
