@@ -1,7 +1,9 @@
 """The LLaMA layers (rotary embedding, grouped-query attention, decoder layer) against ``transformers``.
 
-Our modules are compiled from the terms of the round's specification (``tests/llama_terms.py``) and get
-the weights of the real ``transformers`` modules (``pybridge.references.hf``, through ``bridge_pairs``).
+Our modules are compiled from the Lean Zoo layers ``Formal.Zoo.rotary``, ``gqa`` and
+``llamaDecoderLayer`` as the reader instantiates them (``seq`` left a run-time dimension; the first test
+checks that these are the terms of the round's specification, ``tests/llama_terms.py``) and get the
+weights of the real ``transformers`` modules (``pybridge.references.hf``, through ``bridge_pairs``).
 What ``transformers`` 5.24.0 does in float64 bounds what can be checked against it:
 
 * ``LlamaRotaryEmbedding`` computes ``inv_freq`` and the angles in float32 whatever the dtype;
@@ -24,6 +26,7 @@ from llama_reference import apply_rope, attention, decoder_layer, rope_cos_sin
 from llama_terms import gqa_attention, llama_decoder
 
 from pybridge.errors import TargetError
+from pybridge.lean.catalogue import load_catalogue
 from pybridge.references import hf
 from pybridge.spec import terms as T
 from pybridge.torch import adapters, runtime
@@ -33,6 +36,23 @@ from pybridge.torch.compiler import compile_term
 #: measured 6e-8 to 3e-6 on these sizes (outputs of order 1); asserted at the float32 tolerance.
 F64_VS_HF = 1e-5
 SEQS = (1, 3, 8)
+
+
+def _layer(name: str, **params: int) -> T.Term:
+    """The Zoo layer's term for ``params`` (``seq`` stays the run-time dimension ``"seq"``)."""
+    return load_catalogue().instantiate(name, params)[0]
+
+
+def test_zoo_layers_are_the_spec_terms() -> None:
+    assert _layer("rotary", heads=3, head_dim=4) == T.Rope(pre=(3,), seq="seq", k=4, base=10000)
+    for d_model, heads, kv_heads, head_dim in GQA:
+        assert _layer("gqa", d_model=d_model, heads=heads, kv_heads=kv_heads, head_dim=head_dim) == (
+            gqa_attention("seq", d_model, kv_heads, heads // kv_heads, head_dim)
+        )
+    for d_model, heads, kv_heads, head_dim, d_ff in DECODER:
+        term = _layer("llamaDecoderLayer", d_model=d_model, heads=heads, kv_heads=kv_heads,
+                      head_dim=head_dim, d_ff=d_ff)
+        assert term == llama_decoder("seq", d_model, kv_heads, heads // kv_heads, head_dim, d_ff)
 
 
 def _double(pairs: list) -> list:
@@ -57,7 +77,7 @@ ROTARY = [(3, 4), (2, 8), (4, 16)]  # (heads, head_dim)
 def test_rotary_against_transformers(heads: int, head_dim: int) -> None:
     gen = torch.Generator().manual_seed(heads * head_dim)
     for dtype in (torch.float32, torch.float64):
-        ours = compile_term(T.Rope(pre=(heads,), seq="seq", k=head_dim, base=10000), dtype=dtype)
+        ours = compile_term(_layer("rotary", heads=heads, head_dim=head_dim), dtype=dtype)
         ref = hf.llama_rotary(heads, head_dim, dtype=dtype)
         assert ref.bridge_pairs() == []
         runtime.load_leaves(ours, ref.bridge_pairs())
@@ -91,7 +111,7 @@ GQA = [  # (d_model, heads, kv_heads, head_dim)
 def _gqa(d_model: int, heads: int, kv_heads: int, head_dim: int, dtype: torch.dtype,
          impl: str = "eager") -> tuple[torch.nn.Module, torch.nn.Module]:
     torch.manual_seed(d_model + heads + kv_heads + head_dim)
-    term = gqa_attention("seq", d_model, kv_heads, heads // kv_heads, head_dim)
+    term = _layer("gqa", d_model=d_model, heads=heads, kv_heads=kv_heads, head_dim=head_dim)
     ours = compile_term(term, dtype=dtype).eval()
     ref = hf.llama_attention(d_model, heads, kv_heads, head_dim, dtype=dtype, attn_implementation=impl)
     runtime.load_leaves(ours, ref.bridge_pairs())
@@ -175,7 +195,8 @@ DECODER = [  # (d_model, heads, kv_heads, head_dim, d_ff)
 def _decoder(cfg: tuple[int, ...], dtype: torch.dtype) -> tuple[torch.nn.Module, torch.nn.Module]:
     d_model, heads, kv_heads, head_dim, d_ff = cfg
     torch.manual_seed(sum(cfg))
-    term = llama_decoder("seq", d_model, kv_heads, heads // kv_heads, head_dim, d_ff)
+    term = _layer("llamaDecoderLayer", d_model=d_model, heads=heads, kv_heads=kv_heads, head_dim=head_dim,
+                  d_ff=d_ff)
     ours = compile_term(term, dtype=dtype).eval()
     ref = hf.llama_decoder_layer(d_model, heads, kv_heads, head_dim, d_ff, dtype=dtype)
     runtime.load_leaves(ours, ref.bridge_pairs())
