@@ -210,9 +210,10 @@ class CausalSoftmax(nn.Module):
     ``0`` and row ``i`` is the softmax of its entries ``j ≤ i``."""
 
     def forward(self, x):
-        n = x.shape[-1]
-        above = torch.ones(n, n, dtype=torch.bool, device=x.device).triu(1)
-        return torch.softmax(x.masked_fill(above, float("-inf")), dim=-1)
+        # -inf above the diagonal, 0 elsewhere, from x's shape (traceable by torch.fx; no boolean
+        # intermediate): x + 0 = x exactly, x + (-inf) = -inf, as masked_fill
+        above = torch.full_like(x, float("-inf")).triu(1)
+        return torch.softmax(x + above, dim=-1)
 
 
 class RmsNorm(nn.Module):
