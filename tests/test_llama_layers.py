@@ -266,3 +266,37 @@ def test_references_refuse_what_llama_config_refuses() -> None:
         hf.llama_decoder_layer(8, 4, 3, 2, 16)
     with pytest.raises(TargetError, match="positive"):
         hf.llama_rotary(0, 2)
+
+
+# --- the CLI: fragment and site on the three layers ---------------------------------------------------
+
+EXPECTED_FRAGMENT = {  # rope is linear in its input (angles depend on positions only)
+    "rotary": ("PL", 1, []),
+    "gqa": ("transcendental", None, ["causalSoftmax", "matmul"]),
+    "llamaDecoderLayer": ("transcendental", None, ["causalSoftmax", "matmul", "mul", "rmsNorm", "sigmoid"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_FRAGMENT))
+def test_cli_fragment_and_site(name: str) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from pybridge.cli import app
+
+    runner = CliRunner()
+    args = ["fragment", name, "--json"] + ([] if name == "rotary" else ["--no-probe"])
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    cls, degree, offenders = EXPECTED_FRAGMENT[name]
+    verdict = data["syntax"]["verdict"]
+    assert (data["syntax"]["source"], verdict["cls"], verdict["degree"]) == ("arch", cls, degree)
+    ops = {n["node"]: n["op"] for n in data["syntax"]["nodes"]}
+    assert sorted({ops[n] for n in verdict["offending"]}) == offenders
+    if name == "rotary":  # the numerical probe agrees: linear (second differences vanish)
+        assert (data["probe"]["cls"], data["probe"]["degree"], data["agree"]) == ("PL", 1, True)
+    site = runner.invoke(app, ["site", name])
+    assert site.exit_code == 0, site.output
+    assert "C thin (Prop. 1.1(i)): yes" in site.stdout
