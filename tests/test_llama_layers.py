@@ -300,3 +300,36 @@ def test_cli_fragment_and_site(name: str) -> None:
     site = runner.invoke(app, ["site", name])
     assert site.exit_code == 0, site.output
     assert "C thin (Prop. 1.1(i)): yes" in site.stdout
+
+
+# --- `pybridge check` on the three layers (library) ------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["rotary", "gqa", "llamaDecoderLayer"])
+def test_check_layer(name: str) -> None:
+    from pybridge.laws.checks import EXACT_NAME, check_layer
+
+    results = check_layer(name, batches=(2,), seqs=(1, 5))
+    assert results and all(r.passed for r in results)
+    spec = f"pybridge.references.hf:{load_catalogue().layer(name).module_reference.split(':')[1]}"
+    by_ref: dict[tuple[str, str], list] = {}
+    for r in results:
+        by_ref.setdefault((r.reference, r.dtype), []).append(r)
+    # float64: transformers at the float32 tolerance (it computes in float32 inside), and the exact
+    # interpreter of Arch.eval (float scalars) at the float64 tolerance
+    assert {r.tolerance for r in by_ref[(f"{spec} (float32 inside)", "float64")]} == {1e-5}
+    assert max(r.max_abs_error for r in by_ref[(f"{spec} (float32 inside)", "float64")]) > 1e-12
+    assert {r.tolerance for r in by_ref[(EXACT_NAME, "float64")]} == {1e-10}
+    # float32: transformers itself at the float32 tolerance
+    assert {r.tolerance for r in by_ref[(spec, "float32")]} == {1e-5}
+    inside = f"{spec} (float32 inside)"
+    assert set(by_ref) == {(inside, "float64"), (EXACT_NAME, "float64"), (spec, "float32")}
+
+
+def test_bind_runtime_dims() -> None:
+    from pybridge.laws.checks import bind_runtime_dims
+
+    term = _layer("gqa", d_model=8, heads=4, kv_heads=2, head_dim=2)
+    bound = bind_runtime_dims(term, torch.zeros(3, 6, 8))
+    assert bound == gqa_attention(6, 8, 2, 2, 2)
+    assert bind_runtime_dims(bound, torch.zeros(3, 6, 8)) is bound

@@ -13,6 +13,8 @@ from pybridge.torch.compiler import leaf_count
 from pybridge.zoo import info, instantiate, layer_names
 
 ZOO = layer_names()
+#: Zoo layers whose Lean definitions have the hypothesis ``h_even : 2 ∣ head_dim``.
+EVEN_HEAD_DIM = {"rotary", "gqa", "llamaDecoderLayer"}
 
 
 @pytest.mark.parametrize("name", ZOO)
@@ -22,9 +24,14 @@ def test_layer_matches_reference(name: str) -> None:
     results = check_layer(name)
     assert {r.dtype for r in results} == {"float64", "float32"}
     assert {r.batch for r in results} == {1, 3}
-    assert {r.config for r in results} == {"example", "minimal", "odd"}
+    configs = configurations(name)
+    assert {r.config for r in results} == set(configs) >= {"example", "minimal"}
+    # distinct odd dimensions exist unless a hypothesis asks for an even one (h_even : 2 ∣ head_dim)
+    assert "odd" in configs or name in EVEN_HEAD_DIM
     for r in results:
-        assert r.tolerance == TOLERANCE[getattr(torch, r.dtype)]
+        # a transformers reference that computes in float32 inside is held to float32's tolerance
+        inside = torch.float32 if r.reference.endswith("(float32 inside)") else getattr(torch, r.dtype)
+        assert r.tolerance == TOLERANCE[inside]
         assert r.passed, f"{r}"
 
 

@@ -114,6 +114,10 @@ def gpt2_attention(d_model: int, heads: int, *, dtype: torch.dtype = torch.float
 class LlamaRMSNormReference(nn.Module):
     """``LlamaRMSNorm`` on the last axis, as the decoder layer calls it."""
 
+    #: ``LlamaRMSNorm.forward`` normalises in float32 whatever the input's dtype (see
+    #: :func:`pybridge.laws.checks.internal_dtype`).
+    bridge_internal_dtype = torch.float32
+
     def __init__(self, norm: nn.Module) -> None:
         super().__init__()
         self.norm = norm
@@ -174,7 +178,7 @@ def llama_mlp(d: int, d_ff: int, *, dtype: torch.dtype = torch.float32) -> nn.Mo
         mlp_bias=False,
         num_attention_heads=1,
         num_key_value_heads=1,
-        head_dim=d,
+        head_dim=2,  # unused by LlamaMLP; LlamaConfig refuses an odd head_dim (RoPE)
     )
     mlp = LlamaMLP(config)
     _redraw(mlp, fan_in_axis=-1)  # nn.Linear weights are [out, in]
@@ -229,6 +233,10 @@ class LlamaRotaryReference(nn.Module):
     """``LlamaRotaryEmbedding`` + ``apply_rotary_pos_emb`` on a batch-first ``[B, heads, seq, head_dim]``
     input (the layout of ``LlamaAttention``'s queries); ``m(x)`` returns the rotated queries."""
 
+    #: ``LlamaRotaryEmbedding`` computes ``inv_freq`` and the angles in float32 whatever the input's dtype
+    #: (see :func:`pybridge.laws.checks.internal_dtype`).
+    bridge_internal_dtype = torch.float32
+
     def __init__(self, rotary: nn.Module) -> None:
         super().__init__()
         self.rotary = rotary
@@ -256,6 +264,10 @@ class LlamaAttentionReference(nn.Module):
     """``LlamaAttention`` called as ``LlamaModel`` calls it: ``position_embeddings`` from
     ``LlamaRotaryEmbedding`` for positions ``0, …, seq-1`` and the causal mask of
     ``create_causal_mask`` (no padding, no cache); returns the attention output."""
+
+    #: The rotary angles are float32, and eager attention takes the softmax in float32, whatever the
+    #: input's dtype (see :func:`pybridge.laws.checks.internal_dtype`).
+    bridge_internal_dtype = torch.float32
 
     def __init__(self, attn: nn.Module, rotary: nn.Module, config: Any) -> None:
         super().__init__()
@@ -287,6 +299,10 @@ class LlamaAttentionReference(nn.Module):
 class LlamaDecoderLayerReference(nn.Module):
     """``LlamaDecoderLayer`` called as ``LlamaModel`` calls it (position embeddings and causal mask as
     for :class:`LlamaAttentionReference`)."""
+
+    #: The RMSNorms normalise in float32, the rotary angles are float32 and eager attention takes the
+    #: softmax in float32, whatever the input's dtype (see :func:`pybridge.laws.checks.internal_dtype`).
+    bridge_internal_dtype = torch.float32
 
     def __init__(self, layer: nn.Module, rotary: nn.Module, config: Any) -> None:
         super().__init__()
