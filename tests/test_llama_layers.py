@@ -317,19 +317,19 @@ def test_check_layer(name: str) -> None:
         by_ref.setdefault((r.reference, r.dtype), []).append(r)
     # float64: transformers at the float32 tolerance (it computes in float32 inside), and the exact
     # interpreter of Arch.eval (float scalars) at the float64 tolerance
-    assert {r.tolerance for r in by_ref[(f"{spec} (float32 inside)", "float64")]} == {1e-5}
-    assert max(r.max_abs_error for r in by_ref[(f"{spec} (float32 inside)", "float64")]) > 1e-12
+    assert {r.tolerance for r in by_ref[(f"{spec} (computes in float32)", "float64")]} == {1e-5}
+    assert max(r.max_abs_error for r in by_ref[(f"{spec} (computes in float32)", "float64")]) > 1e-12
     assert {r.tolerance for r in by_ref[(EXACT_NAME, "float64")]} == {1e-10}
     # float32: transformers itself at the float32 tolerance
     assert {r.tolerance for r in by_ref[(spec, "float32")]} == {1e-5}
-    inside = f"{spec} (float32 inside)"
+    inside = f"{spec} (computes in float32)"
     assert set(by_ref) == {(inside, "float64"), (EXACT_NAME, "float64"), (spec, "float32")}
 
 
-def test_bind_runtime_dims() -> None:
-    from pybridge.laws.checks import bind_runtime_dims
+def test_exact_reference_binds_seq_from_the_input() -> None:
+    from pybridge.laws import exact as E
+    from pybridge.spec.typing import signature
 
     term = _layer("gqa", d_model=8, heads=4, kv_heads=2, head_dim=2)
-    bound = bind_runtime_dims(term, torch.zeros(3, 6, 8))
-    assert bound == gqa_attention(6, 8, 2, 2, 2)
-    assert bind_runtime_dims(bound, torch.zeros(3, 6, 8)) is bound
+    x = torch.zeros(3, 6, 8)
+    assert E.bind_dims(term, E.runtime_dims_of(signature(term).dom, x)) == gqa_attention(6, 8, 2, 2, 2)

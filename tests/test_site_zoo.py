@@ -31,8 +31,9 @@ def test_site_and_presheaf_on_zoo_layers(name: str) -> None:
     # where a tensor is read twice, the gradients of its readers add up (chains have no such row)
     sum_rule = [line for line in lines if "(sum rule)" in line]
     assert all(" ok " in line for line in sum_rule)
-    # A tensor is read twice exactly where the Lean term copies it (`Arch.copy`) or where a constructor's
-    # realisation reads its input twice (`rope`: x·cos θ and the rotated x·sin θ): read off the term.
-    copies = any(t.kind in ("copy", "rope") for t in walk(term))
+    # A tensor is read twice exactly where the Lean term copies it (`Arch.copy`), or where a primitive's
+    # realisation reads its input twice (`rmsNorm`: `x * rsqrt(mean(x²) + eps)` reads x for x² and for
+    # the product; `rope`: x·cos θ and the rotated x·sin θ): read off the term.
+    copies = any(t.kind in ("copy", "rmsNorm", "rope") for t in walk(term))
     assert bool(sum_rule) == copies
     assert "Traceback" not in presheaf.output

@@ -8,9 +8,7 @@ parameters and ``dtype``, the returned module's weights copied in by its ``bridg
 adapter of its class; the user's code is contained: whatever it raises is exit 16), and a hand-written
 function of :mod:`pybridge.laws.references` (``PyTorch: none (reference: ...)``). A layer with none of
 them is checked against the exact interpreter of ``Arch.eval`` (:mod:`pybridge.laws.exact`): rational
-arithmetic where the layer has no ``exp``/``sqrt``, floats otherwise. A ``Reference:`` module that says it
-computes in float32 inside (``bridge_internal_dtype``; ``transformers``' LLaMA modules do) is held to the
-float32 tolerance at float64, and the exact interpreter is added there. The law checked is *lax*
+arithmetic where the layer has no ``exp``/``sqrt``, floats otherwise. The law checked is *lax*
 equality: equal up to floating-point reassociation, with the tolerances of :data:`TOLERANCE` on the
 maximal absolute error.
 """
@@ -30,6 +28,7 @@ from pybridge.errors import BridgeError, CheckFailed, LeanParseError, NotExactEr
 from pybridge.laws.references import REFERENCES
 from pybridge.lean.catalogue import REFERENCE_SYNTAX, Catalogue, LayerInfo, catalogue_for
 from pybridge.spec.terms import Term
+from pybridge.spec.typing import signature
 from pybridge.torch import adapters, runtime
 from pybridge.torch.compiler import compile_term
 from pybridge.zoo import random_input
@@ -197,7 +196,7 @@ def check_layer(
     for (label, cfg), dtype in itertools.product(configs.items(), dtypes):
         term, sig = cat.instantiate(short, cfg)
         run_seqs: tuple[int | None, ...] = tuple(seqs) if info.runtime_dims else (None,)
-        for ours, reference, ref_name, tolerance in _pairs(info, term, cfg, dtype, seed):
+        for ours, reference, ref_name in _pairs(info, term, cfg, dtype, seed):
             for batch, seq in itertools.product(batches, run_seqs):
                 dims = {d: seq for d in info.runtime_dims if seq is not None}
                 gen = torch.Generator().manual_seed(seed + 7 * batch + (seq or 0))
@@ -215,7 +214,7 @@ def check_layer(
                         seq,
                         ref_name,
                         err,
-                        tolerance,
+                        TOLERANCE[getattr(reference, "tolerance_dtype", dtype)],
                     )
                 )
     return results
@@ -342,39 +341,6 @@ def _contained(spec: str, module: nn.Module) -> Callable[[object], torch.Tensor]
 EXACT_NAME = "exact interpreter of Arch.eval"
 
 
-def bind_runtime_dims(term: Term, x: object) -> Term:
-    """``term`` with its run-time dimensions (such as ``seq``) replaced by their sizes in the batch-first
-    input ``x``, read off the term's domain; ``term`` itself when it has none."""
-    from pydantic import TypeAdapter
-
-    from pybridge.spec.shapes import ProdShape, TensorShape
-    from pybridge.spec.typing import signature
-
-    sizes: dict[str, int] = {}
-
-    def read(shape: object, value: object) -> None:
-        if isinstance(shape, TensorShape) and isinstance(value, torch.Tensor):
-            for d, n in zip(shape.dims, value.shape[1:]):
-                if isinstance(d, str):
-                    sizes[d] = int(n)
-        elif isinstance(shape, ProdShape) and isinstance(value, tuple) and len(value) == 2:
-            read(shape.a, value[0])
-            read(shape.b, value[1])
-
-    read(signature(term).dom, x)
-    if not sizes:
-        return term
-
-    def sub(node: object) -> object:
-        if isinstance(node, dict):
-            return {k: sub(v) for k, v in node.items()}
-        if isinstance(node, list | tuple):
-            return [sub(v) for v in node]
-        return sizes.get(node, node) if isinstance(node, str) else node
-
-    return TypeAdapter(Term).validate_python(sub(term.model_dump()))
-
-
 def exact_reference(term: Term, ours: nn.Module) -> tuple[Reference, str]:
     """The exact interpreter of ``Arch.eval`` on our module's weights, one sample at a time: rational
     arithmetic (:data:`pybridge.laws.exact.EXACT`, the error computed exactly) when the term has no
@@ -383,47 +349,44 @@ def exact_reference(term: Term, ours: nn.Module) -> tuple[Reference, str]:
 
     params = E.params_from_module(term, ours)
     chosen: list[E.ScalarOps] = []
-    symbolic = term
 
     def reference(x: object, got: torch.Tensor) -> float:
-        term = bind_runtime_dims(symbolic, x)
         worst = 0.0
+        # run-time dimensions (``seq``) take their sizes from this input
+        bound = E.bind_dims(term, E.runtime_dims_of(signature(term).dom, x))  # type: ignore[arg-type]
         first = x[0] if isinstance(x, tuple) else x
         for i in range(first.shape[0]):  # type: ignore[union-attr]
             sample = E.sample(x, i)  # type: ignore[arg-type]
             if not chosen:
                 try:
-                    E.eval_term(term, params, sample, E.EXACT)
+                    E.eval_term(bound, params, sample, E.EXACT)
                     chosen.append(E.EXACT)
                 except NotExactError:
                     chosen.append(E.FLOAT)
-            want = E.eval_term(term, params, sample, chosen[0])
+            want = E.eval_term(bound, params, sample, chosen[0])
             worst = max(worst, E.max_abs_error(want, E.sample(got, i)))
         return worst
 
     return reference, EXACT_NAME
 
 
-def internal_dtype(ref: nn.Module, spec: str) -> torch.dtype | None:
-    """The dtype a ``Reference:`` module computes in whatever its input's dtype, when it says so with
-    the attribute ``bridge_internal_dtype`` (``transformers``' ``LlamaRMSNorm``, ``LlamaRotaryEmbedding``
-    and eager attention cast to float32 inside), else ``None``."""
-    internal = getattr(ref, "bridge_internal_dtype", None)
-    if internal is not None and internal not in TOLERANCE:
-        raise UserCodeError(f"Reference {spec}: bridge_internal_dtype must be one of "
-                            f"{', '.join(str(d) for d in TOLERANCE)}, got {internal!r}")
-    return internal
+def computes_in(ref: nn.Module, dtype: torch.dtype) -> torch.dtype | None:
+    """The floating dtype a ``Reference:`` module computes in whatever its input's dtype, when that is
+    less precise than ``dtype``; else None. A module declares it as its ``computes_in`` attribute
+    (``LlamaRMSNorm`` casts its input to float32). Against such a module the check uses that dtype's
+    tolerance, and compares ``dtype`` with the exact interpreter of ``Arch.eval`` as well."""
+    low = getattr(ref, "computes_in", None)
+    if not isinstance(low, torch.dtype) or not low.is_floating_point:
+        return None
+    return low if torch.finfo(low).eps > torch.finfo(dtype).eps else None
 
 
 def _pairs(
     info: LayerInfo, term: Term, cfg: dict[str, int], dtype: torch.dtype, seed: int
-) -> list[tuple[nn.Module, Reference, str, float]]:
+) -> list[tuple[nn.Module, Reference, str]]:
     """For each counterpart: our compiled layer (seeded weights), the reference as a function of the
-    input and our output giving the error, the reference's name and the tolerance. A ``Reference:``
-    module that computes in a coarser dtype inside (:func:`internal_dtype`) is held to that dtype's
-    tolerance and named so (``… (float32 inside)``), and the exact interpreter of ``Arch.eval`` is added
-    as the reference at this dtype's tolerance."""
-    out: list[tuple[nn.Module, Reference, str, float]] = []
+    input and our output giving the error, and the reference's name."""
+    out: list[tuple[nn.Module, Reference, str]] = []
 
     def ours() -> nn.Module:
         torch.manual_seed(seed)
@@ -433,34 +396,30 @@ def _pairs(
         layer = ours()
         counterpart = build_counterpart(info.pytorch, cfg, dtype)
         load_counterpart_weights(layer, counterpart, info)
-        fn_pt = _tensor_error(lambda x, c=counterpart: call_counterpart(c, x))
-        out.append((layer, fn_pt, info.pytorch, TOLERANCE[dtype]))
+        out.append((layer, _tensor_error(lambda x, c=counterpart: call_counterpart(c, x)), info.pytorch))
     if info.module_reference:
         layer = ours()
         spec = info.module_reference
         torch.manual_seed(seed)
         ref = build_module_reference(spec, cfg, dtype)
         load_module_reference_weights(layer, ref, spec, info)
-        internal = internal_dtype(ref, spec)
-        if internal is not None and torch.finfo(internal).eps > torch.finfo(dtype).eps:
-            inside = str(internal).removeprefix("torch.")
-            name = f"{spec} ({inside} inside)"
-            out.append((layer, _tensor_error(_contained(spec, ref)), name, TOLERANCE[internal]))
-            layer = ours()
-            out.append((layer, *exact_reference(term, layer), TOLERANCE[dtype]))
-        else:
-            out.append((layer, _tensor_error(_contained(spec, ref)), spec, TOLERANCE[dtype]))
+        low = computes_in(ref, dtype)
+        if low is None:
+            out.append((layer, _tensor_error(_contained(spec, ref)), spec))
+        else:  # its tolerance is that of the dtype it computes in; the exact interpreter checks ``dtype``
+            reference = _tensor_error(_contained(spec, ref))
+            reference.tolerance_dtype = low  # type: ignore[attr-defined]
+            out.append((layer, reference, f"{spec} (computes in {str(low).removeprefix('torch.')})"))
+            out.append((layer, *exact_reference(term, layer)))
     if info.reference:
         if info.reference not in REFERENCES:
             raise BridgeError(f"{info.name}: no reference function {info.reference!r}")
         layer = ours()
         fn = REFERENCES[info.reference]
         pairs = leaf_pairs(layer)
-        out.append(
-            (layer, _tensor_error(lambda x, f=fn, p=pairs: f(x, p, cfg)), info.reference, TOLERANCE[dtype])
-        )
+        out.append((layer, _tensor_error(lambda x, f=fn, p=pairs: f(x, p, cfg)), info.reference))
     if not out:
         layer = ours()
         reference, name = exact_reference(term, layer)
-        out.append((layer, reference, name, TOLERANCE[dtype]))
+        out.append((layer, reference, name))
     return out

@@ -645,6 +645,46 @@ def eval_term(term: T.Term, params: Params, x: Any, ops: ScalarOps = EXACT) -> V
 # --- bridges to PyTorch ----------------------------------------------------------------------------
 
 
+def runtime_dims_of(
+    shape: Shape, value: torch.Tensor | tuple, dims: dict[str, int] | None = None
+) -> dict[str, int]:
+    """The sizes of the run-time dimensions (names such as ``seq``) of ``shape``, read off a batch-first
+    PyTorch value of it; :class:`ShapeError` where one name gets two sizes."""
+    dims = {} if dims is None else dims
+    if isinstance(shape, TensorShape):
+        if not isinstance(value, torch.Tensor) or value.dim() != len(shape.dims) + 1:
+            raise ShapeError(f"expected a batch of tensors of shape {list(shape.dims)}")
+        for d, size in zip(shape.dims, value.shape[1:]):
+            if isinstance(d, str):
+                if dims.setdefault(d, int(size)) != int(size):
+                    raise ShapeError(f"the run-time dimension {d} has two sizes, {dims[d]} and {int(size)}")
+        return dims
+    if not isinstance(value, tuple) or len(value) != 2:
+        raise ShapeError("expected a pair of values")
+    if isinstance(shape, ProdShape):
+        runtime_dims_of(shape.a, value[0], dims)
+        return runtime_dims_of(shape.b, value[1], dims)
+    assert isinstance(shape, CoprodShape)
+    return runtime_dims_of(shape.a, value[1], dims)
+
+
+def bind_dims(term: T.Term, dims: dict[str, int]) -> T.Term:
+    """``term`` with each run-time dimension named in ``dims`` replaced by its size (for the
+    interpreter, which needs integer dimensions)."""
+
+    def sub(v: Any, key: str = "") -> Any:
+        if isinstance(v, dict):
+            return {k: sub(x, k) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return type(v)(sub(x) for x in v)
+        if isinstance(v, str) and key != "kind" and v in dims:
+            return dims[v]
+        return v
+
+    return type(term).model_validate(sub(term.model_dump()))
+
+
+
 def tensor_to_lists(t: torch.Tensor) -> Value:
     """A tensor as nested lists of exact :class:`~fractions.Fraction` values (floats are dyadic)."""
     if t.dim() == 0:

@@ -112,11 +112,10 @@ def gpt2_attention(d_model: int, heads: int, *, dtype: torch.dtype = torch.float
 
 
 class LlamaRMSNormReference(nn.Module):
-    """``LlamaRMSNorm`` on the last axis, as the decoder layer calls it."""
+    """``LlamaRMSNorm`` on the last axis, as the decoder layer calls it. It computes in float32 whatever
+    the input's dtype (``computes_in``, read by ``pybridge check``)."""
 
-    #: ``LlamaRMSNorm.forward`` normalises in float32 whatever the input's dtype (see
-    #: :func:`pybridge.laws.checks.internal_dtype`).
-    bridge_internal_dtype = torch.float32
+    computes_in = torch.float32
 
     def __init__(self, norm: nn.Module) -> None:
         super().__init__()
@@ -176,9 +175,9 @@ def llama_mlp(d: int, d_ff: int, *, dtype: torch.dtype = torch.float32) -> nn.Mo
         intermediate_size=d_ff,
         hidden_act="silu",
         mlp_bias=False,
-        num_attention_heads=1,
-        num_key_value_heads=1,
-        head_dim=2,  # unused by LlamaMLP; LlamaConfig refuses an odd head_dim (RoPE)
+        num_attention_heads=1,  # the attention fields are unused by LlamaMLP; an even head_dim
+        num_key_value_heads=1,  # keeps the config's rotary validation quiet for any d
+        head_dim=2,
     )
     mlp = LlamaMLP(config)
     _redraw(mlp, fan_in_axis=-1)  # nn.Linear weights are [out, in]
@@ -234,8 +233,8 @@ class LlamaRotaryReference(nn.Module):
     input (the layout of ``LlamaAttention``'s queries); ``m(x)`` returns the rotated queries."""
 
     #: ``LlamaRotaryEmbedding`` computes ``inv_freq`` and the angles in float32 whatever the input's dtype
-    #: (see :func:`pybridge.laws.checks.internal_dtype`).
-    bridge_internal_dtype = torch.float32
+    #: (``computes_in``, read by ``pybridge check``).
+    computes_in = torch.float32
 
     def __init__(self, rotary: nn.Module) -> None:
         super().__init__()
@@ -266,8 +265,8 @@ class LlamaAttentionReference(nn.Module):
     ``create_causal_mask`` (no padding, no cache); returns the attention output."""
 
     #: The rotary angles are float32, and eager attention takes the softmax in float32, whatever the
-    #: input's dtype (see :func:`pybridge.laws.checks.internal_dtype`).
-    bridge_internal_dtype = torch.float32
+    #: input's dtype (``computes_in``, read by ``pybridge check``).
+    computes_in = torch.float32
 
     def __init__(self, attn: nn.Module, rotary: nn.Module, config: Any) -> None:
         super().__init__()
@@ -301,8 +300,8 @@ class LlamaDecoderLayerReference(nn.Module):
     for :class:`LlamaAttentionReference`)."""
 
     #: The RMSNorms normalise in float32, the rotary angles are float32 and eager attention takes the
-    #: softmax in float32, whatever the input's dtype (see :func:`pybridge.laws.checks.internal_dtype`).
-    bridge_internal_dtype = torch.float32
+    #: softmax in float32, whatever the input's dtype (``computes_in``, read by ``pybridge check``).
+    computes_in = torch.float32
 
     def __init__(self, layer: nn.Module, rotary: nn.Module, config: Any) -> None:
         super().__init__()

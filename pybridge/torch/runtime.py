@@ -210,10 +210,8 @@ class CausalSoftmax(nn.Module):
     ``0`` and row ``i`` is the softmax of its entries ``j ≤ i``."""
 
     def forward(self, x):
-        # -inf above the diagonal, 0 elsewhere, from x's shape (traceable by torch.fx; no boolean
-        # intermediate): x + 0 = x exactly, x + (-inf) = -inf, as masked_fill
-        above = torch.full_like(x, float("-inf")).triu(1)
-        return torch.softmax(x + above, dim=-1)
+        above = x.new_ones(x.shape[-2:], dtype=torch.bool).triu(1)  # traceable by torch.fx and export
+        return torch.softmax(x.masked_fill(above, float("-inf")), dim=-1)
 
 
 class RmsNorm(nn.Module):

@@ -1,0 +1,103 @@
+"""The Zoo layers ``causalAttention``, ``rmsNorm`` and ``swiglu`` through the reader and the CLI: the
+catalogue builds the terms of the specification, and ``fragment``, ``site``, ``check`` and ``emit`` run
+on each (small parameters keep the probe and the capture fast)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from typer.testing import CliRunner
+from zoo_terms_a import causal_attention, rms_norm, swiglu
+
+from pybridge.cli import app
+from pybridge.zoo import instantiate
+
+runner = CliRunner()
+
+LAYERS = {
+    "causalAttention": (["-p", "d_model=4", "-p", "heads=2", "-p", "seq=3"], "causalSoftmax"),
+    "rmsNorm": (["-p", "d=4", "-p", "seq=3"], "rmsNorm"),
+    "swiglu": (["-p", "d=3", "-p", "d_ff=4", "-p", "seq=2"], "sigmoid"),
+}
+
+
+def test_catalogue_builds_these_terms() -> None:
+    assert instantiate("causalAttention", {"d_model": 8, "heads": 2})[0] == causal_attention(8, 2)
+    assert instantiate("causalAttention", {"d_model": 9, "heads": 3})[0] == causal_attention(9, 3)
+    assert instantiate("rmsNorm", {"d": 8})[0] == rms_norm(8)
+    assert instantiate("swiglu", {"d": 8, "d_ff": 16})[0] == swiglu(8, 16)
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_fragment_runs(name: str) -> None:
+    params, offender = LAYERS[name]
+    res = runner.invoke(app, ["fragment", name, *params, "--json"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output)
+    text = json.dumps(report)
+    assert '"transcendental"' in text and offender in text
+    plain = runner.invoke(app, ["fragment", name, *params])
+    assert plain.exit_code == 0, plain.output
+    assert "syntax verdict: transcendental" in plain.output
+    assert "probe verdict:  transcendental" in plain.output and "agree: yes" in plain.output
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_site_runs(name: str) -> None:
+    params = [a if a != "-p" else "--param" for a in LAYERS[name][0]]  # site has no -p short option
+    res = runner.invoke(app, ["site", name, *params])
+    assert res.exit_code == 0, res.output
+    assert "captured by:     torch.export (core ATen)" in res.output
+    assert "C thin (Prop. 1.1(i)): yes" in res.output
+
+
+def test_check_runs() -> None:
+    res = runner.invoke(app, ["check", "causalAttention", "-p", "d_model=4", "-p", "heads=2"])
+    assert res.exit_code == 0, res.output
+    assert "pybridge.references.hf:gpt2_attention" in res.output and "FAIL" not in res.output
+    res = runner.invoke(app, ["check", "swiglu", "-p", "d=3", "-p", "d_ff=5"])
+    assert res.exit_code == 0, res.output
+    assert "pybridge.references.hf:llama_mlp" in res.output and "FAIL" not in res.output
+    # LlamaRMSNorm computes in float32: float64 runs meet 1e-5 against it and 1e-10 against Arch.eval
+    res = runner.invoke(app, ["check", "rmsNorm", "-p", "d=3", "--json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.output)
+    hf_rows = [r for r in rows if r["reference"].startswith("pybridge.references.hf:llama_rms_norm")]
+    exact_rows = [r for r in rows if r["reference"] == "exact interpreter of Arch.eval"]
+    assert {(r["dtype"], r["tolerance"]) for r in hf_rows} == {("float64", 1e-5), ("float32", 1e-5)}
+    assert all(r["reference"].endswith("(computes in float32)") for r in hf_rows if r["dtype"] == "float64")
+    assert {(r["dtype"], r["tolerance"]) for r in exact_rows} == {("float64", 1e-10)}
+    assert all(r["passed"] for r in rows)
+
+
+def test_emitted_files_match_transformers(tmp_path: Path) -> None:
+    pytest.importorskip("transformers")
+    from pybridge.references import hf
+
+    cases = {
+        "causalAttention": (
+            ["-p", "d_model=8", "-p", "heads=2"],
+            lambda dt: hf.gpt2_attention(8, 2, dtype=dt),
+        ),
+        "rmsNorm": (["-p", "d=8"], lambda dt: hf.llama_rms_norm(8, dtype=dt)),
+        "swiglu": (["-p", "d=8", "-p", "d_ff=16"], lambda dt: hf.llama_mlp(8, 16, dtype=dt)),
+    }
+    for name, (params, build) in cases.items():
+        out = tmp_path / f"{name}.py"
+        res = runner.invoke(app, ["emit", name, *params, "-o", str(out)])
+        assert res.exit_code == 0, res.output
+        spec = importlib.util.spec_from_file_location(name, out)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        torch.manual_seed(0)
+        ref = build(torch.float32)
+        layer = module.Layer(dtype=torch.float32)
+        module.load_leaves(layer.net, ref.bridge_pairs())
+        x = torch.randn(2, 5, 8, generator=torch.Generator().manual_seed(1))
+        with torch.no_grad():
+            assert (layer(x) - ref(x)).abs().max().item() <= 1e-5
