@@ -14,7 +14,7 @@ from pybridge.errors import OutputExistsError, WriteError
 from pybridge.files import write_atomic
 from pybridge.laws.checks import configurations
 from pybridge.lean.catalogue import load_catalogue
-from pybridge.torch.emit import render_source
+from pybridge.torch.emit import reference_adapter, render_source
 from pybridge.zoo import layer_names
 
 ZOO = layer_names()
@@ -24,6 +24,7 @@ ZOO = layer_names()
 RUNNER = r"""
 import importlib.util, json, sys, torch
 path, name, params = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+by_reference = sys.argv[4] == "1"  # from_torch from a Reference: line's transformers module
 spec = importlib.util.spec_from_file_location("emitted", path)
 m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
 assert "pybridge" not in sys.modules
@@ -48,9 +49,9 @@ for dtype in (torch.float64, torch.float32):
         ref = None
     errs = []
     for batch, seq in ((1, 1), (3, 4)):
-        if ref is None:  # no counterpart: the file must not offer from_torch, and it runs
+        if ref is None:  # no torch.nn counterpart: from_torch only for a transformers reference, and it runs
             layer = m.Layer(dtype=dtype)
-            assert not hasattr(m.Layer, "from_torch")
+            assert hasattr(m.Layer, "from_torch") == by_reference
             dims = [seq if d is None else d for d in m.INPUT_SPEC]
             y = layer(torch.randn([batch] + dims, dtype=dtype))
             errs.append(0.0 if torch.isfinite(y).all() else float("inf"))
@@ -80,8 +81,10 @@ def test_emitted_file_runs_standalone_and_matches_torch(tmp_path: Path, name: st
     params = _params(name, config)
     path = tmp_path / f"{name}.py"
     write_atomic(path, render_source(load_catalogue(), name, params), force=False)
+    # tests/test_zoo_decoder_a.py runs those files' from_torch against transformers
+    by_reference = "1" if reference_adapter(load_catalogue().layer(name).module_reference) else "0"
     proc = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", RUNNER, str(path), name, json.dumps(params)],
+        [sys.executable, "-W", "ignore", "-c", RUNNER, str(path), name, json.dumps(params), by_reference],
         capture_output=True,
         text=True,
         timeout=300,

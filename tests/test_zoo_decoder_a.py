@@ -74,7 +74,7 @@ def test_check_runs() -> None:
     assert all(r["passed"] for r in rows)
 
 
-def test_emitted_files_match_transformers(tmp_path: Path) -> None:
+def test_emitted_files_from_torch_match_transformers(tmp_path: Path) -> None:
     pytest.importorskip("transformers")
     from pybridge.references import hf
 
@@ -96,8 +96,10 @@ def test_emitted_files_match_transformers(tmp_path: Path) -> None:
         spec.loader.exec_module(module)
         torch.manual_seed(0)
         ref = build(torch.float32)
-        layer = module.Layer(dtype=torch.float32)
-        module.load_leaves(layer.net, ref.bridge_pairs())
+        # Layer.from_torch takes the transformers module itself (the one the reference wraps)
+        inner = next(ref.children())
+        assert type(inner).__name__ in ("GPT2Attention", "LlamaRMSNorm", "LlamaMLP")
+        layer = module.Layer.from_torch(inner)
         x = torch.randn(2, 5, 8, generator=torch.Generator().manual_seed(1))
         with torch.no_grad():
             assert (layer(x) - ref(x)).abs().max().item() <= 1e-5

@@ -32,6 +32,14 @@ from pybridge.torch import adapters
 
 Pairs = list[tuple[torch.Tensor, torch.Tensor | None]]
 
+#: ``Reference:`` line → (adapter of :mod:`pybridge.torch.adapters`, the ``transformers`` class it reads):
+#: the emitted file's ``Layer.from_torch`` takes that module (the one the reference wraps).
+ADAPTERS: dict[str, tuple[str, str]] = {
+    "pybridge.references.hf:gpt2_attention": ("from_gpt2_attention", "GPT2Attention"),
+    "pybridge.references.hf:llama_rms_norm": ("from_llama_rms_norm", "LlamaRMSNorm"),
+    "pybridge.references.hf:llama_mlp": ("from_llama_mlp", "LlamaMLP"),
+}
+
 
 def _transformers() -> Any:
     try:

@@ -99,6 +99,17 @@ def counterpart_adapter(pytorch: str | None) -> str | None:
     return adapters.ADAPTERS.get(head)
 
 
+def reference_adapter(reference: str | None) -> tuple[str, str] | None:
+    """``(adapter function, module class)`` for a ``Reference:`` function of this package whose
+    ``transformers`` module has an adapter (:data:`pybridge.references.hf.ADAPTERS`), or None. Only this
+    package's table is read: a user's reference module is never imported to emit a file."""
+    if not reference:
+        return None
+    from pybridge.references.hf import ADAPTERS
+
+    return ADAPTERS.get(reference)
+
+
 def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
     """The text of the emitted file for layer ``name`` with ``params``."""
     from pybridge import budget
@@ -112,6 +123,10 @@ def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
     dep_hashes = {d: cat.sha256[d] for d in deps}
     verified = all(is_verified(cat.root / d) for d in deps)
     adapter = counterpart_adapter(info.pytorch)
+    counterpart = info.pytorch
+    by_reference = None if adapter else reference_adapter(info.module_reference)
+    if by_reference:  # a transformers module, e.g. GPT2Attention for pybridge.references.hf:gpt2_attention
+        adapter, counterpart = by_reference[0], f"transformers' {by_reference[1]}"
     bound = dict(params)
     runtime_dims = [d for d in info.runtime_dims if d not in params]
     sig_text = _batched(sig.dom) + " -> " + _batched(sig.cod)
@@ -132,7 +147,7 @@ def render_source(cat: Catalogue, name: str, params: dict[str, int]) -> str:
         f"{info.summary}\n\nBuilt from {info.lean_decl}; the tree below is its Lean term, "
         "constructor for constructor."
     )
-    from_torch_doc = f"A Layer with the weights of ``{info.pytorch}``."
+    from_torch_doc = f"A Layer with the weights of ``{counterpart}``."
     # Every string that came from Lean (names, paths, docstrings) enters the file through ``repr``.
     header = [
         _docstring(module_doc, ""),
