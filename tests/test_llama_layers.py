@@ -333,3 +333,38 @@ def test_exact_reference_binds_seq_from_the_input() -> None:
     term = _layer("gqa", d_model=8, heads=4, kv_heads=2, head_dim=2)
     x = torch.zeros(3, 6, 8)
     assert E.bind_dims(term, E.runtime_dims_of(signature(term).dom, x)) == gqa_attention(6, 8, 2, 2, 2)
+
+
+# --- emitted files: Layer.from_torch on transformers' modules ------------------------------------------
+
+
+def test_emitted_files_from_torch_match_transformers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    from typer.testing import CliRunner
+
+    from pybridge.cli import app
+
+    cases = {  # the emitted file's from_torch takes the transformers module the reference wraps
+        "gqa": (["-p", "d_model=16", "-p", "heads=4", "-p", "kv_heads=2", "-p", "head_dim=4"],
+                lambda: hf.llama_attention(16, 4, 2, 4), lambda ref: ref.attn),
+        "llamaDecoderLayer": (["-p", "d_model=16", "-p", "heads=4", "-p", "kv_heads=2", "-p", "head_dim=4",
+                               "-p", "d_ff=24"], lambda: hf.llama_decoder_layer(16, 4, 2, 4, 24),
+                              lambda ref: ref.layer),
+    }
+    for name, (params, build, inner) in cases.items():
+        out = tmp_path / f"{name}.py"
+        res = CliRunner().invoke(app, ["emit", name, *params, "-o", str(out)])
+        assert res.exit_code == 0, res.output
+        spec = importlib.util.spec_from_file_location(name, out)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        torch.manual_seed(0)
+        ref = build()
+        layer = module.Layer.from_torch(inner(ref))
+        gen = torch.Generator().manual_seed(1)
+        with torch.no_grad():
+            for seq in (1, 6):
+                x = torch.randn(2, seq, 16, generator=gen)
+                assert _err(layer(x), ref(x)) <= 1e-5

@@ -38,6 +38,8 @@ ADAPTERS: dict[str, tuple[str, str]] = {
     "pybridge.references.hf:gpt2_attention": ("from_gpt2_attention", "GPT2Attention"),
     "pybridge.references.hf:llama_rms_norm": ("from_llama_rms_norm", "LlamaRMSNorm"),
     "pybridge.references.hf:llama_mlp": ("from_llama_mlp", "LlamaMLP"),
+    "pybridge.references.hf:llama_attention": ("from_llama_attention", "LlamaAttention"),
+    "pybridge.references.hf:llama_decoder_layer": ("from_llama_decoder_layer", "LlamaDecoderLayer"),
 }
 
 
