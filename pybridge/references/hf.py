@@ -206,7 +206,8 @@ def llama_config(
     """The ``LlamaConfig`` of the Zoo's LLaMA layers: ``rope_parameters`` default with
     ``rope_theta = 10000``, ``rms_norm_eps = 1e-6``, SiLU, no biases, dropout 0, eager attention unless
     ``attn_implementation`` says otherwise. ``LlamaConfig``'s validator requires ``heads ∣ d_model``
-    (the Lean layers do not): other parameters raise :class:`~pybridge.errors.TargetError`."""
+    (the Lean layers do not), and ``kv_heads ∣ heads`` is required as in the Lean layers: other
+    parameters raise :class:`~pybridge.errors.TargetError`."""
     _positive(d_model=d_model, heads=heads, kv_heads=kv_heads, head_dim=head_dim, d_ff=d_ff)
     if d_model % heads or heads % kv_heads:
         raise TargetError(
@@ -271,8 +272,9 @@ class LlamaRotaryReference(nn.Module):
 
 class LlamaAttentionReference(nn.Module):
     """``LlamaAttention`` called as ``LlamaModel`` calls it: ``position_embeddings`` from
-    ``LlamaRotaryEmbedding`` for positions ``0, …, seq-1`` and the causal mask of
-    ``create_causal_mask`` (no padding, no cache); returns the attention output."""
+    ``LlamaRotaryEmbedding`` for positions ``0, …, seq-1`` and the causal mask that
+    ``create_causal_mask`` builds for the attention implementation (no padding, no cache); returns the
+    attention output."""
 
     #: The rotary angles are float32, and eager attention takes the softmax in float32, whatever the
     #: input's dtype (``computes_in``, read by ``pybridge check``).
@@ -290,7 +292,7 @@ class LlamaAttentionReference(nn.Module):
 
     def forward_with(self, x: torch.Tensor, position_embeddings: CosSin) -> torch.Tensor:
         """``LlamaAttention`` with the given ``(cos, sin)`` (``LlamaAttention.forward`` takes them as an
-        argument) and ``transformers``' causal mask."""
+        argument) and ``transformers``' causal mask (``create_causal_mask``)."""
         from transformers.masking_utils import create_causal_mask
 
         mask = create_causal_mask(config=self.config, inputs_embeds=x, attention_mask=None, cache=None,
