@@ -368,3 +368,16 @@ def test_emitted_files_from_torch_match_transformers(tmp_path) -> None:  # type:
             for seq in (1, 6):
                 x = torch.randn(2, seq, 16, generator=gen)
                 assert _err(layer(x), ref(x)) <= 1e-5
+
+
+def test_decoder_layer_under_torch_compile() -> None:
+    # one compiled graph (fullgraph, dynamic shapes) serves several sequence lengths: rope reads seq
+    # from the input
+    ours = compile_term(_layer("llamaDecoderLayer", d_model=16, heads=4, kv_heads=2, head_dim=4, d_ff=24),
+                        dtype=torch.float32).eval()
+    compiled = torch.compile(ours, backend="aot_eager", fullgraph=True, dynamic=True)
+    gen = torch.Generator().manual_seed(7)
+    with torch.no_grad():
+        for seq in (3, 7):
+            x = torch.randn(2, seq, 16, generator=gen)
+            assert _err(compiled(x), ours(x)) <= 1e-6
