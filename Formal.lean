@@ -5,6 +5,8 @@ import Formal.Network.Shape
 import Formal.Network.Arch
 import Formal.Network.Laws
 import Formal.Network.Derived
+import Formal.Network.Rewrites
+import Formal.Network.Batch
 
 -- The Zoo: the single catalogue of emitted layers
 import Formal.Zoo.MLP

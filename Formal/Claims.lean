@@ -1,6 +1,8 @@
 import Formal.Network.Arch
 import Formal.Network.Laws
 import Formal.Network.Derived
+import Formal.Network.Rewrites
+import Formal.Network.Batch
 import Formal.Zoo.MLP
 import Formal.Zoo.Attention
 import Formal.Zoo.EncoderBlock
@@ -99,8 +101,30 @@ def tbArchInterchange : Claim where
   status := .proved
   decls := [``Formal.Arch.eval_par_id, ``Formal.Arch.eval_par_comp]
 
+def tbArchAttnCore : Claim where
+  id := "TB.Arch.attnCore"
+  paper := "TB"
+  statement := "The attention core written with primitives, (attnWeights seq heads k ⊗ id) ≫ matmul [heads] seq seq [k] (per head softmax(Q Kᵀ/√k) V), denotes the same map as the fused primitive sdpa heads seq k false, at every value of its parameters (all trivial); likewise (attnWeightsCausal seq heads k ⊗ id) ≫ matmul [heads] seq seq [k] and sdpa heads seq k true. Over any Scalar and Transcendental operations, with no law assumed: Kernel.sdpa is built from the kernels that eval applies to the left-hand side, so both sides unfold to the same term."
+  status := .proved
+  decls := [``Formal.Arch.attnCore_eq_sdpa, ``Formal.Arch.attnCoreCausal_eq_sdpa, ``Formal.Kernel.sdpa]
+
+def tbArchCongr : Claim where
+  id := "TB.Arch.congr"
+  paper := "TB"
+  statement := "A rewrite may be applied inside a term: if f with parameters p and f' with parameters p' denote the same map, then so do f ≫ g and f' ≫ g, g ≫ f and g ≫ f', f ⊗ g and f' ⊗ g, and g ⊗ f and g ⊗ f', the parameters of g unchanged; copair k f with p and copair k f' with p' denote the same map when f with p j and f' with p' j do for every tag j. And f ≫ (g ≫ h) denotes the same map as (f ≫ g) ≫ h up to the reparametrisation (p, (q, r)) ↦ ((p, q), r)."
+  status := .proved
+  decls := [``Formal.Arch.eval_congr_comp_left, ``Formal.Arch.eval_congr_comp_right, ``Formal.Arch.eval_congr_par_left, ``Formal.Arch.eval_congr_par_right, ``Formal.Arch.eval_congr_copair, ``Formal.Arch.eval_comp_assoc_symm]
+
+def tbArchDispatch : Claim where
+  id := "TB.Arch.dispatch"
+  paper := "TB"
+  statement := "A layer acts on a batch row by row (evalBatch f p xs is fun b => eval f p (xs b)), and evaluating reindexed rows (fun r => xs (σ r), for any σ : Fin B' → Fin B: a permutation, a selection of rows) gives the evaluated rows σ r. On rows ι r of a batch of tagged inputs that all carry the tag j, copair k f with parameters p gives the same values as the branch f with parameters p j applied to the untagged values of those rows alone: the per-tag step of evaluating copair by dispatch (sort rows by tag, run each branch on its own rows, scatter back)."
+  status := .proved
+  decls := [``Formal.Arch.evalBatch, ``Formal.Arch.evalBatch_reindex, ``Formal.Arch.copair_dispatch]
+
 /-- The claims of the layer syntax and the Zoo. -/
-def networkClaims : List Claim := [tbArchAssoc, tbArchUnit, tbArchInterchange]
+def networkClaims : List Claim :=
+  [tbArchAssoc, tbArchUnit, tbArchInterchange, tbArchAttnCore, tbArchCongr, tbArchDispatch]
 
 /-! ## Categorical core (`Formal/Category`, `Formal/Fam`, `Formal/Para`) -/
 

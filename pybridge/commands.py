@@ -262,7 +262,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run a layer's numerical checks against its counterparts (or the exact interpreter of Arch.eval
         when it has none) and print a table. NAME: a Zoo layer or path/File.lean:NAME."""
-        from pybridge.laws.checks import EXACT_NAME, check_layer
+        from pybridge.laws.checks import DTYPES, EXACT_NAME, check_layer
 
         apply_max_memory(max_memory)
         given = parse_params(params)
@@ -272,8 +272,6 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps([{**r.__dict__, "passed": r.passed} for r in results], indent=2))
         else:
-            refs = list(dict.fromkeys(r.reference for r in results))
-            several = len(refs) > 1  # then a column says which reference each row compares with
             rows = [
                 [
                     r.config,
@@ -281,22 +279,29 @@ def register(app: typer.Typer) -> None:
                     r.dtype,
                     str(r.batch),
                     "-" if r.seq is None else str(r.seq),
-                    *([str(refs.index(r.reference) + 1)] if several else []),
                     f"{r.max_abs_error:.2e}",
                     f"{r.tolerance:.0e}",
                     "ok" if r.passed else "FAIL",
                 ]
                 for r in results
             ]
-            listed = "; ".join(f"[{i}] {ref}" if several else ref for i, ref in enumerate(refs, 1))
-            typer.echo(f"{name} vs {listed or '?'} (max abs error, lax equality)")
+            refs = list(dict.fromkeys(r.reference for r in results))
+            typer.echo(f"{name} vs {'; '.join(refs) or '?'} (max abs error, lax equality)")
+            run_dtypes = [str(d).removeprefix("torch.") for d in DTYPES]
+            for ref in refs:
+                ref_dtypes = [
+                    d for d in run_dtypes if any(r.reference == ref and r.dtype == d for r in results)
+                ]
+                if ref_dtypes != run_dtypes:
+                    typer.echo(
+                        f"{ref} is compared in {', '.join(ref_dtypes)} only (the bridge_dtypes of its module)"
+                    )
             if refs == [EXACT_NAME]:
                 typer.echo(
                     f"{name} has no PyTorch: or Reference: counterpart: checked against the exact "
                     "interpreter of Arch.eval only (pybridge/laws/exact.py)"
                 )
-            header = ["config", "parameters", "dtype", "batch", "seq", *(["ref"] if several else [])]
-            typer.echo(_table(rows, [*header, "error", "tol", ""]))
+            typer.echo(_table(rows, ["config", "parameters", "dtype", "batch", "seq", "error", "tol", ""]))
             typer.echo(f"{len(results) - len(failed)} passed, {len(failed)} failed")
         if failed:
             raise CheckFailed(f"{name}: {len(failed)} of {len(results)} checks exceed their tolerance")

@@ -218,12 +218,14 @@ def _zoo_rows(root: Path) -> list[str]:
     rows: list[str] = []
     for name in sorted(catalogue.layers):
         layer = catalogue.layers[name]
+        refs = []
         if layer.pytorch:
-            ref = f"`{layer.pytorch}`"
-        elif layer.reference:
-            ref = f"`{layer.reference}` (hand-written)"
-        else:
-            ref = "—"
+            refs.append(f"`{layer.pytorch}`")
+        if layer.module_reference:
+            refs.append(f"`{layer.module_reference}` (Reference:)")
+        if layer.reference:
+            refs.append(f"`{layer.reference}` (hand-written)")
+        ref = "; ".join(refs) or "none: the exact interpreter of `Arch.eval`"
         rows.append(f"| `{name}` | `{layer.lean_decl}` ({layer.file}) | {_cell(ref)} |")
     return rows
 

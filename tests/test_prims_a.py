@@ -249,12 +249,12 @@ def test_run_time_dimensions_are_bound_from_the_input() -> None:
         assert reference(x, module(x) + 1e-3) >= 1e-3  # the comparison can fail
 
 
-def test_computes_in() -> None:
-    from pybridge.laws.checks import computes_in
-
-    class Low(torch.nn.Module):
-        computes_in = torch.float32
-
-    assert computes_in(Low(), torch.float64) == torch.float32
-    assert computes_in(Low(), torch.float32) is None
-    assert computes_in(torch.nn.Identity(), torch.float64) is None
+def test_torch_compile_full_graph() -> None:
+    # both realisations compile without graph breaks (aot_eager), and give the same values
+    term = T.Comp(f=T.RmsNorm(pre=(4,), n=4, eps=EPS), g=T.CausalSoftmax(pre=(), n=4))
+    _, rms = _rms(4, torch.float32)
+    module = compile_term(term, dtype=torch.float32).eval()
+    runtime.load_leaves(module, [(rms.weight.detach(), None)])
+    compiled = torch.compile(module, backend="aot_eager", fullgraph=True)
+    x = torch.randn(2, 4, 4, generator=torch.Generator().manual_seed(0))
+    assert torch.allclose(compiled(x), module(x), atol=1e-6)

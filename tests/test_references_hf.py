@@ -167,6 +167,10 @@ def test_rms_norm_float64_discrepancy_to_transformers_is_float32_rounding() -> N
     with torch.no_grad():
         worst = max(_err(ours(x), ref(x)) for x in (_x(3, s, 8, torch.float64, seed=s) for s in SEQS))
     assert 1e-10 < worst <= 1e-5
+    # so the reference declares that it is faithful in float32 only (pybridge check reads it)
+    assert ref.bridge_dtypes == (torch.float32,)
+    assert not hasattr(hf.llama_mlp(d=2, d_ff=2), "bridge_dtypes")
+    assert not hasattr(hf.gpt2_attention(d_model=2, heads=1), "bridge_dtypes")
 
 
 def test_rms_norm_adapter() -> None:

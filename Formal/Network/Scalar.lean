@@ -48,7 +48,8 @@ class Transcendental (α : Type u) where
   exp : α → α
   /-- The (non-negative) square root. -/
   sqrt : α → α
-  /-- The natural logarithm (used on positive arguments only: the rotary base). -/
+  /-- The natural logarithm (applied only to `ofNat base`, the rotary base of `Arch.rope`;
+  `10000` in the Zoo). -/
   log : α → α
   /-- The sine. -/
   sin : α → α

@@ -132,9 +132,10 @@ def entryOr {k : Nat} (v : Fin k → α) (c : Nat) : α :=
 `transformers` (`apply_rotary_pos_emb`, `rotate_half`): position `p` is the row, `h = k / 2`, and
 for `i < h`: `out p i = x p i · cos θ(p, i) - x p (i + h) · sin θ(p, i)`;
 for `i ≥ h`: `out p i = x p i · cos θ(p, i - h) + x p (i - h) · sin θ(p, i - h)`
-(`θ` is `ropeAngle`). The partner entries are read with `entryOr`, whose out-of-range branch is
-never taken (`i + h < 2h ≤ k` and `i - h ≤ i < k`): this spares an index lemma. An odd `k` is
-allowed here (the last entry then pairs with entry `k - 1 - h`); the Zoo layers require `2 ∣ k`. -/
+(`θ` is `ropeAngle`). The partner entries are read with `entryOr`, which gives `0` out of range;
+reading through it spares an index lemma. That branch is not reached (`i + h < 2h ≤ k` when
+`i < h`, and `i - h ≤ i < k` otherwise): an arithmetic remark, not proved here. An odd `k` is
+allowed by the type; the Zoo layers require `2 ∣ k`. -/
 def rope {seq k : Nat} (base : Nat) (x : Fin seq → Fin k → α) : Fin seq → Fin k → α :=
   fun p i =>
     if i.val < k / 2 then

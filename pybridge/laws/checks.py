@@ -38,6 +38,9 @@ TOLERANCE: dict[torch.dtype, float] = {torch.float64: 1e-10, torch.float32: 1e-5
 
 _ODD = (5, 3, 7, 9, 15)
 
+#: The dtypes a check runs in (``check_layer``'s default).
+DTYPES: tuple[torch.dtype, ...] = (torch.float64, torch.float32)
+
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -180,7 +183,7 @@ def check_layer(
     name: str,
     params: dict[str, int] | None = None,
     *,
-    dtypes: tuple[torch.dtype, ...] = (torch.float64, torch.float32),
+    dtypes: tuple[torch.dtype, ...] = DTYPES,
     batches: tuple[int, ...] = (1, 3),
     seqs: tuple[int, ...] = (1, 4),
     seed: int = 0,
@@ -214,9 +217,11 @@ def check_layer(
                         seq,
                         ref_name,
                         err,
-                        TOLERANCE[getattr(reference, "tolerance_dtype", dtype)],
+                        TOLERANCE[dtype],
                     )
                 )
+    if not results:
+        raise CheckFailed(f"{name}: no reference was compared in {', '.join(str(d) for d in dtypes)}")
     return results
 
 
@@ -319,13 +324,31 @@ def load_module_reference_weights(ours: nn.Module, ref: nn.Module, spec: str, in
     load_counterpart_weights(ours, ref, info)
 
 
+def reference_dtypes(spec: str, module: nn.Module) -> tuple[torch.dtype, ...]:
+    """The dtypes in which a ``Reference:`` module is compared: its ``bridge_dtypes`` attribute (a tuple
+    of ``torch.dtype``) when it has one, for a module that is faithful in some dtypes only (one that
+    computes in float32 whatever its input, such as ``transformers``' ``LlamaRMSNorm``); else all.
+    ``pybridge check`` prints which dtypes a reference was compared in when they are not all."""
+    try:
+        declared = getattr(module, "bridge_dtypes", None)
+    except BaseException as err:  # noqa: BLE001 - the user's code, contained
+        raise UserCodeError(f"Reference {spec}: reading bridge_dtypes failed: {_one_line(err)}") from None
+    if declared is None:
+        return tuple(TOLERANCE)
+    if not (
+        isinstance(declared, tuple | list) and declared and all(isinstance(d, torch.dtype) for d in declared)
+    ):
+        raise UserCodeError(f"Reference {spec}: bridge_dtypes must be a non-empty tuple of torch dtypes")
+    return tuple(declared)
+
+
 def _contained(spec: str, module: nn.Module) -> Callable[[object], torch.Tensor]:
     """``module(x)`` for a ``Reference:`` module: what the user's forward raises is exit 16 (a
     ``ValueError`` of a wrong shape included: the reference was handed the layer's own input)."""
 
     def run(x: object) -> torch.Tensor:
         try:
-            out = module(*x) if isinstance(x, tuple) else module(x)
+            out = module(x)
         except BaseException as err:  # noqa: BLE001 - the user's code, contained
             raise UserCodeError(f"Reference {spec}: its forward failed: {_one_line(err)}") from None
         if not isinstance(out, torch.Tensor):
@@ -370,17 +393,6 @@ def exact_reference(term: Term, ours: nn.Module) -> tuple[Reference, str]:
     return reference, EXACT_NAME
 
 
-def computes_in(ref: nn.Module, dtype: torch.dtype) -> torch.dtype | None:
-    """The floating dtype a ``Reference:`` module computes in whatever its input's dtype, when that is
-    less precise than ``dtype``; else None. A module declares it as its ``computes_in`` attribute
-    (``LlamaRMSNorm`` casts its input to float32). Against such a module the check uses that dtype's
-    tolerance, and compares ``dtype`` with the exact interpreter of ``Arch.eval`` as well."""
-    low = getattr(ref, "computes_in", None)
-    if not isinstance(low, torch.dtype) or not low.is_floating_point:
-        return None
-    return low if torch.finfo(low).eps > torch.finfo(dtype).eps else None
-
-
 def _pairs(
     info: LayerInfo, term: Term, cfg: dict[str, int], dtype: torch.dtype, seed: int
 ) -> list[tuple[nn.Module, Reference, str]]:
@@ -402,15 +414,9 @@ def _pairs(
         spec = info.module_reference
         torch.manual_seed(seed)
         ref = build_module_reference(spec, cfg, dtype)
-        load_module_reference_weights(layer, ref, spec, info)
-        low = computes_in(ref, dtype)
-        if low is None:
+        if dtype in reference_dtypes(spec, ref):
+            load_module_reference_weights(layer, ref, spec, info)
             out.append((layer, _tensor_error(_contained(spec, ref)), spec))
-        else:  # its tolerance is that of the dtype it computes in; the exact interpreter checks ``dtype``
-            reference = _tensor_error(_contained(spec, ref))
-            reference.tolerance_dtype = low  # type: ignore[attr-defined]
-            out.append((layer, reference, f"{spec} (computes in {str(low).removeprefix('torch.')})"))
-            out.append((layer, *exact_reference(term, layer)))
     if info.reference:
         if info.reference not in REFERENCES:
             raise BridgeError(f"{info.name}: no reference function {info.reference!r}")
@@ -418,7 +424,7 @@ def _pairs(
         fn = REFERENCES[info.reference]
         pairs = leaf_pairs(layer)
         out.append((layer, _tensor_error(lambda x, f=fn, p=pairs: f(x, p, cfg)), info.reference))
-    if not out:
+    if not info.counterparts:
         layer = ours()
         reference, name = exact_reference(term, layer)
         out.append((layer, reference, name))

@@ -114,7 +114,7 @@ class Catalogue:
             if name in (key, bad.name):
                 raise bad.error
         for rel, err in self.file_errors.items():
-            if rel in self.sha256 and _declares(self.root, rel, name.rsplit(".", 1)[-1]):
+            if _is_layer_file(rel, self.source) and _declares(self.root, rel, name.rsplit(".", 1)[-1]):
                 raise err
         where = f"{self.source} has" if self.source else "the Zoo has"
         known = ", ".join(sorted(self.layers)) or "no layer"
@@ -331,6 +331,9 @@ def _parse(text: str, rel: str, tolerant: bool = False) -> LeanFile:
     return parse_source(text, rel, tolerant=tolerant)
 
 
+#: A module name whose parts map to path components: no separators, no empty or dot-only parts.
+_PLAIN_MODULE = re.compile(r"[^./\\\x00]+(?:\.[^./\\\x00]+)*")
+
 #: Module prefixes that are Lean's own (``Init``, ``Std``, ``Lean``): no file to read.
 LEAN_OWN_MODULES = ("Init", "Std", "Lean")
 
@@ -339,6 +342,8 @@ def _resolve_import(root: Path, module: str, importer: str, external: bool) -> s
     """The key of the file that ``import module`` in ``importer`` reads: ``Formal.…`` under ``root``;
     for a file outside the repository, other modules beside it (its directory or one above, as
     Lean's module name → path). None when there is no such file."""
+    if not _PLAIN_MODULE.fullmatch(module):  # «a/b», «..»: no such module name maps to a file here
+        return None
     rel = module_file(module)
     if module == "Formal" or module.startswith("Formal."):
         return rel if (root / rel).is_file() else None

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pybridge.errors import LeanParseError, ShapeError, UsageError
+from pybridge.errors import BridgeError, LeanParseError, ShapeError, UsageError
 from pybridge.lean.parser import (
     App,
     Binder,
@@ -77,6 +77,19 @@ class Lazy:
 
     def __hash__(self) -> int:  # the environment is a dict; identity is enough
         return id(self)
+
+
+#: Parts of the messages of :class:`Expander` that say a value is of another kind than expected.
+_KIND_MISMATCH = (
+    "expected a ",
+    "' is not a ",
+    "does not build a",
+    "is not a constructor of the expected",
+    "is expected here",
+    "negation is only supported",
+    "is a local value",
+    "(let at line",
+)
 
 
 def resolve_name(
@@ -424,7 +437,9 @@ class Expander:
                         )
                 inner = dict(env)
                 inner[name] = Lazy(name, value, env, declared, node.line)
-                if declared is not None:  # Lean checks the value against the written type
+                if declared is None:  # Lean elaborates the value even where the body does not use it
+                    self._check_let_value(name, value, env, where)
+                else:  # Lean checks the value against the written type
                     checked = self.eval(value, env, where, declared)
                     if declared == "arch":
                         assert isinstance(ty, App)
@@ -446,6 +461,32 @@ class Expander:
             case BinOp(op=op, left=left, right=right):
                 return self.binop(node, op, left, right, env, where, kind)
         raise self.err(where, node, f"unsupported expression '{render(node)}'")
+
+    def _check_let_value(self, name: str, value: Node, env: dict[str, Value], where: Def) -> None:
+        """The value of an untyped ``let`` must be a value of some kind the reader knows (a ``Nat``, a
+        list, a shape, a constant, a layer or a proof); otherwise the error it gives as the most
+        likely kind (not a mere mismatch of kinds) is raised, as Lean rejects such a ``let``."""
+        head = value.fn if isinstance(value, App) else value
+        if isinstance(head, DotCtor):
+            raise self.err(
+                where,
+                value,
+                f"'let {name} := .{head.name} …' needs a written type (Lean resolves '.{head.name}' "
+                "against the expected type, and an untyped let has none)",
+            )
+        errors: list[BridgeError] = []
+        for k in ("nat", "list", "shape", "const", "arch", "proof"):
+            try:
+                result = self.eval(value, env, where, k)
+                if k == "arch":
+                    signature(result)  # type: ignore[arg-type]  # a layer is checked as Lean does
+                return
+            except (LeanParseError, ShapeError) as err:
+                errors.append(err)
+        for err in errors:
+            if not any(marker in str(err) for marker in _KIND_MISMATCH):
+                raise err
+        raise errors[4]  # as a layer
 
     def _coerce(self, value: Value, kind: str, where: Def, node: Node) -> Value:
         ok = {

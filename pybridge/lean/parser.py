@@ -6,7 +6,9 @@ modifiers ``private``/``protected``/``noncomputable`` and attributes ``@[…]``,
 after a definition's body) and the term language of layers: application, the infix operators
 ``≫ ⊗ ++ :: * / % + -`` with Lean's precedences, parentheses, named arguments ``(x := e)``, list
 literals, leading-dot constructors (``.tensor [n]``) and ``let x := e; body`` / ``let x : T := e``
-(a ``let`` value ends, as in Lean, at a line that starts at or left of the ``let``, or at ``;``).
+(as in Lean, ``Lean.Parser.Term.let`` is ``withPosition ("let " >> letDecl) >> optSemicolon term``:
+no application argument is taken from a line that starts at or left of the ``let``, so the value
+ends there, or at ``;``; ``where`` helpers likewise, at the column of the helpers).
 Anything else is reported as ``file:line: unsupported …`` rather than guessed at.
 
 A definition the reader cannot read does not stop the file: it is recorded in
@@ -362,7 +364,8 @@ class _Parser:
         left = self.application()
         while True:
             tok = self.peek()
-            if tok.kind != "sym" or tok.text not in INFIX or self.at_layout_end():
+            # Lean's column rule (``checkColGt``) bounds application arguments, not infix operators
+            if tok.kind != "sym" or tok.text not in INFIX:
                 break
             prec, assoc = INFIX[tok.text]
             if prec < min_prec:
@@ -372,7 +375,7 @@ class _Parser:
                 left = BinOp(tok.line, tok.text, left, self.expr(prec + 1))
                 continue
             operands, lines = [left, self.expr(prec + 1)], [tok.line]
-            while self.is_sym(tok.text) and not self.at_layout_end():
+            while self.is_sym(tok.text):
                 lines.append(self.next().line)
                 operands.append(self.expr(prec + 1))
             left = _fold(tok.text, tok.line, operands, lines)

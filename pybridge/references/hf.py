@@ -123,9 +123,10 @@ def gpt2_attention(d_model: int, heads: int, *, dtype: torch.dtype = torch.float
 
 class LlamaRMSNormReference(nn.Module):
     """``LlamaRMSNorm`` on the last axis, as the decoder layer calls it. It computes in float32 whatever
-    the input's dtype (``computes_in``, read by ``pybridge check``)."""
+    the input's dtype, so it is faithful in float32 only: ``bridge_dtypes`` (read by ``pybridge
+    check``, which compares it in those dtypes only)."""
 
-    computes_in = torch.float32
+    bridge_dtypes = (torch.float32,)
 
     def __init__(self, norm: nn.Module) -> None:
         super().__init__()
@@ -143,8 +144,9 @@ def llama_rms_norm(d: int, *, dtype: torch.dtype = torch.float32) -> nn.Module:
     """``LlamaRMSNorm(d, eps=1e-6)``, for ``Formal.Zoo.rmsNorm``.
 
     Its ``forward`` casts the input to float32, normalises, and casts back: a float64 input gets
-    float32 precision (the measured float64 discrepancy to the Lean term's float64 realisation is of
-    the order of float32 rounding, about 1e-7; ``tests/test_references_hf.py`` measures it)."""
+    float32 precision. The float64 discrepancy to the Lean term's float64 realisation is float32
+    rounding (``pybridge check rmsNorm``: at most 4.0e-07; ``tests/test_references_hf.py`` asserts that
+    it lies in ``(1e-10, 1e-5]``)."""
     _positive(d=d)
     _transformers()
     from transformers.models.llama.modeling_llama import LlamaRMSNorm
@@ -243,9 +245,9 @@ class LlamaRotaryReference(nn.Module):
     """``LlamaRotaryEmbedding`` + ``apply_rotary_pos_emb`` on a batch-first ``[B, heads, seq, head_dim]``
     input (the layout of ``LlamaAttention``'s queries); ``m(x)`` returns the rotated queries."""
 
-    #: ``LlamaRotaryEmbedding`` computes ``inv_freq`` and the angles in float32 whatever the input's dtype
-    #: (``computes_in``, read by ``pybridge check``).
-    computes_in = torch.float32
+    #: ``LlamaRotaryEmbedding`` computes ``inv_freq`` and the angles in float32 whatever the input's dtype:
+    #: faithful in float32 only (``bridge_dtypes``, read by ``pybridge check``, which compares it there).
+    bridge_dtypes = (torch.float32,)
 
     def __init__(self, rotary: nn.Module) -> None:
         super().__init__()
@@ -277,8 +279,8 @@ class LlamaAttentionReference(nn.Module):
     attention output."""
 
     #: The rotary angles are float32, and eager attention takes the softmax in float32, whatever the
-    #: input's dtype (``computes_in``, read by ``pybridge check``).
-    computes_in = torch.float32
+    #: input's dtype: faithful in float32 only (``bridge_dtypes``, read by ``pybridge check``).
+    bridge_dtypes = (torch.float32,)
 
     def __init__(self, attn: nn.Module, rotary: nn.Module, config: Any) -> None:
         super().__init__()
@@ -312,8 +314,9 @@ class LlamaDecoderLayerReference(nn.Module):
     for :class:`LlamaAttentionReference`)."""
 
     #: The RMSNorms normalise in float32, the rotary angles are float32 and eager attention takes the
-    #: softmax in float32, whatever the input's dtype (``computes_in``, read by ``pybridge check``).
-    computes_in = torch.float32
+    #: softmax in float32, whatever the input's dtype: faithful in float32 only (``bridge_dtypes``, read
+    #: by ``pybridge check``).
+    bridge_dtypes = (torch.float32,)
 
     def __init__(self, layer: nn.Module, rotary: nn.Module, config: Any) -> None:
         super().__init__()
