@@ -21,7 +21,7 @@ FLOAT32_ONLY = {
     "rmsNorm": "LlamaRMSNorm casts its input to float32 (tests/test_references_hf.py)",
     "rotary": "LlamaRotaryEmbedding's angles are float32 (tests/test_llama_layers.py)",
     "gqa": "float32 angles and eager softmax in transformers (tests/test_llama_layers.py)",
-    "llamaDecoderLayer": "float32 RMSNorm, angles and eager softmax in transformers (tests/test_llama_layers.py)",
+    "llamaDecoderLayer": "float32 RMSNorm, angles and eager softmax (tests/test_llama_layers.py)",
 }
 
 
