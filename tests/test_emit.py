@@ -72,7 +72,10 @@ print(json.dumps(out))
 
 
 def _params(name: str, config: str) -> dict[str, int]:
-    return configurations(name)[config]
+    configs = configurations(name)
+    # a layer whose hypotheses ask for an even dimension (h_even : 2 ∣ head_dim) has no configuration
+    # of distinct odd dimensions: its second run takes the smallest one instead
+    return configs[config] if config in configs or config != "odd" else configs["minimal"]
 
 
 @pytest.mark.parametrize("config", ["example", "odd"])

@@ -102,6 +102,8 @@ FRAGMENTS = [
     "Arch.linear",
     "Arch.route",
     "Arch.copair",
+    "Arch.rope",
+    "Arch.repeatInterleave",
     "Arch.comp",
     "Arch.id",
     "Arch.fst",

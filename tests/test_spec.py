@@ -39,6 +39,7 @@ from pybridge.spec import (
     Transpose,
     signature,
 )
+from pybridge.spec.terms import RepeatInterleave, Rope
 
 
 def t(*dims: int | str) -> TensorShape:
@@ -70,6 +71,8 @@ CASES = [
     (CausalSoftmax(pre=(2,), n=5), t(2, 5, 5), t(2, 5, 5)),
     (CausalSoftmax(pre=(), n="seq"), t("seq", "seq"), t("seq", "seq")),
     (RmsNorm(pre=("seq",), n=8, eps=Rat(num=1, den=1000000)), t("seq", 8), t("seq", 8)),
+    (Rope(pre=(4,), seq="seq", k=6, base=10000), t(4, "seq", 6), t(4, "seq", 6)),
+    (RepeatInterleave(pre=(), a=2, r=3, post=("seq", 4)), t(2, "seq", 4), t(6, "seq", 4)),
     (
         Sdpa(heads=2, seq="seq", k=4, causal=True),
         ProdShape(a=ProdShape(a=t(2, "seq", 4), b=t(2, "seq", 4)), b=t(2, "seq", 4)),
@@ -109,6 +112,8 @@ def test_every_lean_constructor_is_covered() -> None:
         "copair",
         "causalSoftmax",
         "rmsNorm",
+        "rope",
+        "repeatInterleave",
         "sdpa",
     ]
     covered = {case[0].kind for case in CASES} | {"comp", "par"}

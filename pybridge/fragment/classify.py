@@ -201,6 +201,8 @@ _ARCH_CLASS: dict[type, tuple[FragmentClass, str]] = {
     T.Copair: (FragmentClass.PL, "dispatch on the tag (each branch continuous; the jump is the route's)"),
     T.CausalSoftmax: (FragmentClass.TRANSCENDENTAL, "causal softmax (exp, division; masked entries are 0)"),
     T.RmsNorm: (FragmentClass.TRANSCENDENTAL, "RMS norm (division by a square root)"),
+    T.Rope: (FragmentClass.PL, "rotation by angles of the position only (linear in the input)"),
+    T.RepeatInterleave: (FragmentClass.PL, "repeats entries (linear)"),
 }
 
 
@@ -332,7 +334,7 @@ _STRUCT = (
     "double half pad roll flip fliplr flipud movedim moveaxis swapaxes swapdims unbind tensor_split "
     "view_as reshape_as broadcast_to tile detach dropout alpha_dropout feature_alpha_dropout dropout1d "
     "dropout2d dropout3d identity squeeze_ unsqueeze_ diag_embed block_diag pixel_shuffle pixel_unshuffle "
-    "channel_shuffle zero_pad2d unfold fold"
+    "channel_shuffle zero_pad2d unfold fold repeat_interleave"
 )
 _LINEAR = (
     "add sub neg pos sum mean nansum cumsum diff linear conv1d conv2d conv3d conv_transpose1d "

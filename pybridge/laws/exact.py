@@ -38,8 +38,10 @@ here the scalar operations are an object satisfying the :class:`ScalarOps` proto
   exact in float64 (small dyadic rationals through the piecewise-linear and bilinear layers: ``mlp``,
   ``hyperLinear``, ``moe``) must equal it *exactly*. ``exp`` and ``sqrt`` have no rational values:
   this instance raises :class:`NotExactError` on them (softmax, sigmoid, layer norm, ``invSqrt``).
+  Likewise ``log``, ``sin`` and ``cos`` (the rotary embedding ``rope``).
 * :data:`FLOAT` (:class:`FloatOps`) realises the scalars as Python floats (IEEE double), with
-  ``math.exp``/``math.sqrt`` and ``inv 0 = 0``; inputs and parameters given as ``Fraction`` are
+  ``math.exp``/``math.sqrt`` (and ``math.log``/``math.sin``/``math.cos``) and ``inv 0 = 0``; inputs and
+  parameters given as ``Fraction`` are
   converted to float on entry. Its results differ from PyTorch's float64 only by rounding (another
   summation order, PyTorch's max-subtraction in softmax), which is what the transcendental layers are
   checked for.
@@ -120,6 +122,18 @@ class ScalarOps(Protocol):
         """``Transcendental.sqrt``."""
         ...
 
+    def log(self, a: Any) -> Any:
+        """``Transcendental.log``."""
+        ...
+
+    def sin(self, a: Any) -> Any:
+        """``Transcendental.sin``."""
+        ...
+
+    def cos(self, a: Any) -> Any:
+        """``Transcendental.cos``."""
+        ...
+
 
 class ExactOps:
     """Core Lean's ``Rat`` instance of ``Scalar``: exact :class:`~fractions.Fraction` arithmetic.
@@ -175,6 +189,24 @@ class ExactOps:
             "scalars (FLOAT)"
         )
 
+    def log(self, a: Fraction) -> Fraction:
+        """Not exact: raises :class:`NotExactError`."""
+        raise NotExactError(
+            f"log({a}) has no exact rational value: evaluate rotary embeddings with the float scalars (FLOAT)"
+        )
+
+    def sin(self, a: Fraction) -> Fraction:
+        """Not exact: raises :class:`NotExactError`."""
+        raise NotExactError(
+            f"sin({a}) has no exact rational value: evaluate rotary embeddings with the float scalars (FLOAT)"
+        )
+
+    def cos(self, a: Fraction) -> Fraction:
+        """Not exact: raises :class:`NotExactError`."""
+        raise NotExactError(
+            f"cos({a}) has no exact rational value: evaluate rotary embeddings with the float scalars (FLOAT)"
+        )
+
 
 class FloatOps:
     """Python floats (IEEE double) with ``math.exp``/``math.sqrt`` and the field convention ``0⁻¹ = 0``."""
@@ -220,6 +252,20 @@ class FloatOps:
     def sqrt(self, a: float) -> float:
         """``math.sqrt``."""
         return math.sqrt(a)
+
+    def log(self, a: float) -> float:
+        """``math.log`` for ``a > 0``; ``-inf`` at ``0`` and ``nan`` below, as ``torch.log``."""
+        if a > 0:
+            return math.log(a)
+        return -math.inf if a == 0 else math.nan
+
+    def sin(self, a: float) -> float:
+        """``math.sin``."""
+        return math.sin(a)
+
+    def cos(self, a: float) -> float:
+        """``math.cos``."""
+        return math.cos(a)
 
 
 #: The exact rational scalars (Lean's ``Rat``); no ``exp``/``sqrt``.
@@ -389,6 +435,35 @@ def merge_axis(a: int, b: int, t: Value) -> Value:
     return [t[c // b][c % b] for c in range(a * b)]
 
 
+def rope_angle(ops: ScalarOps, k: int, base: int, p: int, f: int) -> Any:
+    """``Kernel.ropeAngle k base p f``:
+    ``ofNat p * exp (-(ofNat (2 * f) * inv (ofNat k)) * log (ofNat base))``."""
+    expo = ops.mul(ops.neg(ops.mul(ops.of_nat(2 * f), ops.inv(ops.of_nat(k)))), ops.log(ops.of_nat(base)))
+    return ops.mul(ops.of_nat(p), ops.exp(expo))
+
+
+def rope(ops: ScalarOps, seq: int, k: int, base: int, x: Value) -> Value:
+    """``Kernel.rope base x``, one ``[seq, k]`` block, ``h = k / 2``: entry ``i < h`` is
+    ``x p i * cos θ(p,i) - x p (i+h) * sin θ(p,i)``, entry ``i ≥ h`` is
+    ``x p i * cos θ(p,i-h) + x p (i-h) * sin θ(p,i-h)`` (``Scalar.sub a b = a + (-b)``; Lean reads the
+    partner entry with ``Kernel.entryOr``, whose out-of-range branch is never taken)."""
+    h = k // 2
+
+    def entry(p: int, i: int) -> Any:
+        if i < h:
+            t = rope_angle(ops, k, base, p, i)
+            return sub(ops, ops.mul(x[p][i], ops.cos(t)), ops.mul(x[p][i + h], ops.sin(t)))
+        t = rope_angle(ops, k, base, p, i - h)
+        return ops.add(ops.mul(x[p][i], ops.cos(t)), ops.mul(x[p][i - h], ops.sin(t)))
+
+    return [[entry(p, i) for i in range(k)] for p in range(seq)]
+
+
+def repeat_axis(a: int, r: int, t: Value) -> Value:
+    """``Kernel.repeatAxis t = fun c => t (c / r)`` (``a * r`` entries)."""
+    return [t[c // r] for c in range(a * r)]
+
+
 def swap(a: int, b: int, y: Value) -> Value:
     """``Kernel.swap y = fun j i => y i j``."""
     return [[y[i][j] for i in range(a)] for j in range(b)]
@@ -481,6 +556,12 @@ def arch_eval(ops: ScalarOps, term: T.Term, p: Params, x: Value) -> Value:
         case T.RmsNorm(pre=pre, n=n, eps=eps):
             n_, eps_val = _n(n, term), const_denote(ops, eps)
             return map_pre(lambda v: rms_norm(ops, n_, eps_val, p, v), _ns(pre, term), x)
+        case T.Rope(pre=pre, seq=seq, k=k, base=base):
+            seq_, k_, base_ = _n(seq, term), _n(k, term), _n(base, term)
+            return map_pre(lambda v: rope(ops, seq_, k_, base_, v), _ns(pre, term), x)
+        case T.RepeatInterleave(pre=pre, a=a, r=r):
+            a_, r_ = _n(a, term), _n(r, term)
+            return map_pre(lambda t: repeat_axis(a_, r_, t), _ns(pre, term), x)
         case T.Sdpa(heads=heads, seq=seq, k=k, causal=causal):
             h_, s_, k_ = _n(heads, term), _n(seq, term), _n(k, term)
             (q, key), v = x

@@ -161,6 +161,8 @@ CTOR_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
     "copair": (("k", "nat"), ("f", "arch")),
     "causalSoftmax": (("pre", "list"), ("n", "nat")),
     "rmsNorm": (("pre", "list"), ("n", "nat"), ("eps", "const")),
+    "rope": (("pre", "list"), ("seq", "nat"), ("k", "nat"), ("base", "nat")),
+    "repeatInterleave": (("pre", "list"), ("a", "nat"), ("r", "nat"), ("post", "list")),
     "sdpa": (("heads", "nat"), ("seq", "nat"), ("k", "nat"), ("causal", "bool")),
 }
 

@@ -38,6 +38,8 @@ ADAPTERS: dict[str, tuple[str, str]] = {
     "pybridge.references.hf:gpt2_attention": ("from_gpt2_attention", "GPT2Attention"),
     "pybridge.references.hf:llama_rms_norm": ("from_llama_rms_norm", "LlamaRMSNorm"),
     "pybridge.references.hf:llama_mlp": ("from_llama_mlp", "LlamaMLP"),
+    "pybridge.references.hf:llama_attention": ("from_llama_attention", "LlamaAttention"),
+    "pybridge.references.hf:llama_decoder_layer": ("from_llama_decoder_layer", "LlamaDecoderLayer"),
 }
 
 
@@ -192,3 +194,198 @@ def llama_mlp(d: int, d_ff: int, *, dtype: torch.dtype = torch.float32) -> nn.Mo
     mlp = LlamaMLP(config)
     _redraw(mlp, fan_in_axis=-1)  # nn.Linear weights are [out, in]
     return LlamaMLPReference(mlp).to(dtype).eval()
+
+
+# --- rotary embedding, grouped-query attention, decoder layer (LLaMA) ------------------------------------
+
+#: The RoPE base of the Zoo layers (``Arch.rope … 10000``).
+ROPE_THETA = 10000.0
+
+
+def llama_config(
+    d_model: int, heads: int, kv_heads: int, head_dim: int, d_ff: int = 1, attn_implementation: str = "eager"
+) -> Any:
+    """The ``LlamaConfig`` of the Zoo's LLaMA layers: ``rope_parameters`` default with
+    ``rope_theta = 10000``, ``rms_norm_eps = 1e-6``, SiLU, no biases, dropout 0, eager attention unless
+    ``attn_implementation`` says otherwise. ``LlamaConfig``'s validator requires ``heads ∣ d_model``
+    (the Lean layers do not), and ``kv_heads ∣ heads`` is required as in the Lean layers: other
+    parameters raise :class:`~pybridge.errors.TargetError`."""
+    _positive(d_model=d_model, heads=heads, kv_heads=kv_heads, head_dim=head_dim, d_ff=d_ff)
+    if d_model % heads or heads % kv_heads:
+        raise TargetError(
+            f"pybridge.references.hf: transformers' LlamaConfig needs heads dividing d_model and kv_heads "
+            f"dividing heads (got d_model={d_model}, heads={heads}, kv_heads={kv_heads})"
+        )
+    tf = _transformers()
+    return tf.LlamaConfig(
+        hidden_size=d_model,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
+        head_dim=head_dim,
+        intermediate_size=d_ff,
+        rms_norm_eps=1e-6,
+        attention_bias=False,
+        mlp_bias=False,
+        hidden_act="silu",
+        attention_dropout=0.0,
+        rope_parameters={"rope_type": "default", "rope_theta": ROPE_THETA},
+        attn_implementation=attn_implementation,
+    )
+
+
+def _positions(x: torch.Tensor, seq: int) -> torch.Tensor:
+    """``LlamaModel``'s default position ids ``0, …, seq-1``, one row per sample."""
+    return torch.arange(seq, device=x.device).unsqueeze(0).expand(x.shape[0], -1)
+
+
+CosSin = tuple[torch.Tensor, torch.Tensor]
+
+
+class LlamaRotaryReference(nn.Module):
+    """``LlamaRotaryEmbedding`` + ``apply_rotary_pos_emb`` on a batch-first ``[B, heads, seq, head_dim]``
+    input (the layout of ``LlamaAttention``'s queries); ``m(x)`` returns the rotated queries."""
+
+    #: ``LlamaRotaryEmbedding`` computes ``inv_freq`` and the angles in float32 whatever the input's dtype:
+    #: faithful in float32 only (``bridge_dtypes``, read by ``pybridge check``, which compares it there).
+    bridge_dtypes = (torch.float32,)
+
+    def __init__(self, rotary: nn.Module) -> None:
+        super().__init__()
+        self.rotary = rotary
+
+    def position_embeddings(self, x: torch.Tensor) -> CosSin:
+        """``(cos, sin)``, each ``[B, seq, head_dim]``, from ``LlamaRotaryEmbedding`` (float32 angles)."""
+        return self.rotary(x, _positions(x, x.shape[-2]))
+
+    def forward_with(self, x: torch.Tensor, position_embeddings: CosSin) -> torch.Tensor:
+        """``apply_rotary_pos_emb`` with the given ``(cos, sin)``."""
+        from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+        cos, sin = position_embeddings
+        return apply_rotary_pos_emb(x, x, cos, sin)[0]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.forward_with(x, self.position_embeddings(x))
+
+    def bridge_pairs(self) -> Pairs:
+        """No weights (``Arch.rope`` has none); checks the RoPE configuration."""
+        return adapters.from_llama_rotary_embedding(self.rotary)
+
+
+class LlamaAttentionReference(nn.Module):
+    """``LlamaAttention`` called as ``LlamaModel`` calls it: ``position_embeddings`` from
+    ``LlamaRotaryEmbedding`` for positions ``0, …, seq-1`` and the causal mask that
+    ``create_causal_mask`` builds for the attention implementation (no padding, no cache); returns the
+    attention output."""
+
+    #: The rotary angles are float32, and eager attention takes the softmax in float32, whatever the
+    #: input's dtype: faithful in float32 only (``bridge_dtypes``, read by ``pybridge check``).
+    bridge_dtypes = (torch.float32,)
+
+    def __init__(self, attn: nn.Module, rotary: nn.Module, config: Any) -> None:
+        super().__init__()
+        self.attn = attn
+        self.rotary = rotary
+        self.config = config
+
+    def position_embeddings(self, x: torch.Tensor) -> CosSin:
+        """``(cos, sin)``, each ``[B, seq, head_dim]``, from ``LlamaRotaryEmbedding`` (float32 angles)."""
+        return self.rotary(x, _positions(x, x.shape[1]))
+
+    def forward_with(self, x: torch.Tensor, position_embeddings: CosSin) -> torch.Tensor:
+        """``LlamaAttention`` with the given ``(cos, sin)`` (``LlamaAttention.forward`` takes them as an
+        argument) and ``transformers``' causal mask (``create_causal_mask``)."""
+        from transformers.masking_utils import create_causal_mask
+
+        mask = create_causal_mask(config=self.config, inputs_embeds=x, attention_mask=None, cache=None,
+                                  position_ids=_positions(x, x.shape[1]))
+        return self.attn(x, position_embeddings=position_embeddings, attention_mask=mask)[0]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.forward_with(x, self.position_embeddings(x))
+
+    def bridge_pairs(self) -> Pairs:
+        """``q_proj, k_proj, v_proj, o_proj``, each with a zero bias (``attention_bias=False``)."""
+        return adapters.from_llama_attention(self.attn)
+
+
+class LlamaDecoderLayerReference(nn.Module):
+    """``LlamaDecoderLayer`` called as ``LlamaModel`` calls it (position embeddings and causal mask as
+    for :class:`LlamaAttentionReference`)."""
+
+    #: The RMSNorms normalise in float32, the rotary angles are float32 and eager attention takes the
+    #: softmax in float32, whatever the input's dtype: faithful in float32 only (``bridge_dtypes``, read
+    #: by ``pybridge check``).
+    bridge_dtypes = (torch.float32,)
+
+    def __init__(self, layer: nn.Module, rotary: nn.Module, config: Any) -> None:
+        super().__init__()
+        self.layer = layer
+        self.rotary = rotary
+        self.config = config
+
+    def position_embeddings(self, x: torch.Tensor) -> CosSin:
+        """``(cos, sin)``, each ``[B, seq, head_dim]``, from ``LlamaRotaryEmbedding`` (float32 angles)."""
+        return self.rotary(x, _positions(x, x.shape[1]))
+
+    def forward_with(self, x: torch.Tensor, position_embeddings: CosSin) -> torch.Tensor:
+        """``LlamaDecoderLayer`` with the given ``(cos, sin)`` and ``transformers``' causal mask."""
+        from transformers.masking_utils import create_causal_mask
+
+        positions = _positions(x, x.shape[1])
+        mask = create_causal_mask(config=self.config, inputs_embeds=x, attention_mask=None, cache=None,
+                                  position_ids=positions)
+        return self.layer(
+            x, attention_mask=mask, position_ids=positions, position_embeddings=position_embeddings
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.forward_with(x, self.position_embeddings(x))
+
+    def bridge_pairs(self) -> Pairs:
+        """``input_layernorm`` ``(γ, None)``, ``q, k, v, o``, ``post_attention_layernorm`` ``(γ, None)``,
+        ``gate, up, down`` (zero biases): the leaf order of ``Arch.llamaDecoder``."""
+        return adapters.from_llama_decoder_layer(self.layer)
+
+
+def llama_rotary(heads: int, head_dim: int, *, dtype: torch.dtype = torch.float32) -> nn.Module:
+    """``LlamaRotaryEmbedding`` (base 10000) applied by ``apply_rotary_pos_emb`` to a
+    ``[B, heads, seq, head_dim]`` input, for ``Formal.Zoo.rotary``. ``LlamaRotaryEmbedding`` computes
+    ``inv_freq`` and the angles in float32 whatever the dtype (then casts cos/sin to it): a float64 run
+    has float32 angles."""
+    config = llama_config(heads * head_dim, heads, heads, head_dim)
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    return LlamaRotaryReference(LlamaRotaryEmbedding(config)).to(dtype).eval()
+
+
+def llama_attention(
+    d_model: int, heads: int, kv_heads: int, head_dim: int, *, dtype: torch.dtype = torch.float32,
+    attn_implementation: str = "eager",
+) -> nn.Module:
+    """``LlamaAttention`` (causal, grouped-query: ``heads / kv_heads`` query heads per key/value head,
+    RoPE base 10000, ``attention_bias=False``: zero biases), for ``Formal.Zoo.gqa``. Eager attention
+    takes the softmax in float32 (``eager_attention_forward``: ``softmax(..., dtype=torch.float32)``),
+    and the rotary angles are float32 too; ``attn_implementation="sdpa"`` uses ``transformers``'
+    ``sdpa_attention_forward`` (``torch``'s fused kernel, in the input's dtype)."""
+    config = llama_config(d_model, heads, kv_heads, head_dim, attn_implementation=attn_implementation)
+    from transformers.models.llama.modeling_llama import LlamaAttention, LlamaRotaryEmbedding
+
+    attn = LlamaAttention(config, layer_idx=0)
+    _redraw(attn, fan_in_axis=-1)
+    return LlamaAttentionReference(attn, LlamaRotaryEmbedding(config), config).to(dtype).eval()
+
+
+def llama_decoder_layer(
+    d_model: int, heads: int, kv_heads: int, head_dim: int, d_ff: int, *, dtype: torch.dtype = torch.float32
+) -> nn.Module:
+    """``LlamaDecoderLayer`` (RMSNorm eps 1e-6, grouped-query causal attention with RoPE base 10000,
+    SwiGLU MLP, no biases: zero biases), for ``Formal.Zoo.llamaDecoderLayer``. Its RMSNorms normalise in
+    float32, its eager softmax is float32, its rotary angles are float32: a float64 run has float32
+    rounding in it."""
+    config = llama_config(d_model, heads, kv_heads, head_dim, d_ff)
+    from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRotaryEmbedding
+
+    layer = LlamaDecoderLayer(config, layer_idx=0)
+    _redraw(layer, fan_in_axis=-1)
+    return LlamaDecoderLayerReference(layer, LlamaRotaryEmbedding(config), config).to(dtype).eval()

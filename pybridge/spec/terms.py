@@ -246,6 +246,28 @@ class RmsNorm(_Term):
     eps: Const
 
 
+class Rope(_Term):
+    """``Arch.rope pre seq k base``: rotary position embedding on each ``[seq, k]`` block of
+    ``[*pre, seq, k]`` ("rotate half" convention), position = index on the ``seq`` axis."""
+
+    kind: Literal["rope"] = "rope"
+    pre: tuple[Dim, ...]
+    seq: Dim
+    k: Dim
+    base: Dim
+
+
+class RepeatInterleave(_Term):
+    """``Arch.repeatInterleave pre a r post``: ``[*pre, a, *post] → [*pre, a * r, *post]``, entry ``c``
+    of the repeated axis is entry ``c / r`` of the input (``torch.repeat_interleave``)."""
+
+    kind: Literal["repeatInterleave"] = "repeatInterleave"
+    pre: tuple[Dim, ...]
+    a: Dim
+    r: Dim
+    post: tuple[Dim, ...]
+
+
 class Sdpa(_Term):
     """``Arch.sdpa heads seq k causal``: fused attention ``((Q, K), V) ↦ softmax(Q Kᵀ · (1/√k)) V`` per
     head (causal-softmax rows when ``causal``), on ``[heads, seq, k]`` tensors. The optimiser
@@ -282,6 +304,8 @@ Term = Annotated[
         | Copair
         | CausalSoftmax
         | RmsNorm
+        | Rope
+        | RepeatInterleave
         | Sdpa
     ),
     Field(discriminator="kind"),
@@ -314,6 +338,8 @@ CONSTRUCTORS: dict[str, type[_Term]] = {
     "copair": Copair,
     "causalSoftmax": CausalSoftmax,
     "rmsNorm": RmsNorm,
+    "rope": Rope,
+    "repeatInterleave": RepeatInterleave,
     "sdpa": Sdpa,
 }
 

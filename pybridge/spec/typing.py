@@ -27,7 +27,9 @@ from pybridge.spec.terms import (
     Mul,
     Par,
     ReLU,
+    RepeatInterleave,
     RmsNorm,
+    Rope,
     Route,
     Scale,
     Sdpa,
@@ -119,6 +121,10 @@ def signature(term: Term) -> Signature:
             return Signature(_t(pre, [n, n]), _t(pre, [n, n]))
         case RmsNorm(pre=pre, n=n):
             return Signature(_t(pre, [n]), _t(pre, [n]))
+        case Rope(pre=pre, seq=seq, k=k):
+            return Signature(_t(pre, [seq, k]), _t(pre, [seq, k]))
+        case RepeatInterleave(pre=pre, a=a, r=r, post=post):
+            return Signature(_t(pre, [a], post), _t(pre, [dim_mul(a, r)], post))
         case Sdpa(heads=heads, seq=seq, k=k):
             x = TensorShape(dims=(heads, seq, k))
             return Signature(ProdShape(a=ProdShape(a=x, b=x), b=x), x)

@@ -143,6 +143,47 @@ def from_llama_mlp(module):
             _linear_or_zero_bias(module.down_proj)]
 
 
+def _llama_rope_config(config):
+    """The Zoo's ``rope`` has base 10000 and no scaling: refuse any other RoPE configuration."""
+    rope = getattr(config, "rope_parameters", None) or {}
+    if rope.get("rope_type", "default") != "default" or float(rope.get("rope_theta", -1)) != 10000.0:
+        raise ValueError(f"the Zoo's rope has base 10000 and no scaling; got rope_parameters={rope!r}")
+
+
+def _llama_attention_pairs(attn):
+    _expect_class(attn, "LlamaAttention")
+    _llama_rope_config(attn.config)
+    if attn.training and attn.attention_dropout > 0:
+        raise ValueError("LlamaAttention must have attention_dropout=0.0 (or be in eval mode)")
+    return [_linear_or_zero_bias(attn.q_proj), _linear_or_zero_bias(attn.k_proj),
+            _linear_or_zero_bias(attn.v_proj), _linear_or_zero_bias(attn.o_proj)]
+
+
+def from_llama_rotary_embedding(module):
+    """``transformers``' ``LlamaRotaryEmbedding`` (default RoPE, base 10000): no weights."""
+    _expect_class(module, "LlamaRotaryEmbedding")
+    _llama_rope_config(module.config)
+    return []
+
+
+def from_llama_attention(module):
+    """``transformers``' ``LlamaAttention`` (default RoPE, base 10000): ``q_proj, k_proj, v_proj,
+    o_proj``, zero biases where ``attention_bias=False``."""
+    return _llama_attention_pairs(module)
+
+
+def from_llama_decoder_layer(module):
+    """``transformers``' ``LlamaDecoderLayer`` with SiLU: input_layernorm, q, k, v, o,
+    post_attention_layernorm, gate_proj, up_proj, down_proj (zero biases where there are none)."""
+    _expect_class(module, "LlamaDecoderLayer")
+    return [
+        *from_llama_rms_norm(module.input_layernorm),
+        *_llama_attention_pairs(module.self_attn),
+        *from_llama_rms_norm(module.post_attention_layernorm),
+        *from_llama_mlp(module.mlp),
+    ]
+
+
 #: Counterpart class name (as in the ``PyTorch:`` line) → adapter function name.
 ADAPTERS = {
     "Sequential": "from_sequential",
@@ -151,4 +192,7 @@ ADAPTERS = {
     "GPT2Attention": "from_gpt2_attention",
     "LlamaRMSNorm": "from_llama_rms_norm",
     "LlamaMLP": "from_llama_mlp",
+    "LlamaRotaryEmbedding": "from_llama_rotary_embedding",
+    "LlamaAttention": "from_llama_attention",
+    "LlamaDecoderLayer": "from_llama_decoder_layer",
 }

@@ -125,6 +125,18 @@ def realize(term: T.Term) -> Call:
                 params=True,
                 lean="rmsNorm",
             )
+        case T.Rope(k=k, base=base):
+            base_ = _int(base, "the rotary base", term)
+            if base_ <= 0:
+                where = f"{term.loc}: " if term.loc else ""
+                raise ShapeError(f"{where}the rotary base must be positive (log of {base_} has no value)")
+            return Call("Rope", args=(_int(k, "the rotated width", term), base_), lean="rope")
+        case T.RepeatInterleave(r=r, post=post):
+            return Call(
+                "RepeatInterleave",
+                args=(_int(r, "the repeat count", term), len(post)),
+                lean="repeatInterleave",
+            )
         case T.Sdpa(k=k, causal=causal):
             kk = _int(k, "the head width", term)
             return Call(

@@ -239,6 +239,47 @@ class RmsNorm(nn.Module):
         return x * torch.rsqrt(ms + self.eps) * self.weight
 
 
+class Rope(nn.Module):
+    """``Arch.rope pre seq k base``: rotary position embedding on the last two axes ``[seq, k]``.
+
+    Position ``p`` is the index on the ``seq`` axis, read off the input in ``forward`` (nothing depends
+    on ``seq`` at construction); ``h = k // 2``; the angle of frequency ``f`` is
+    ``θ(p, f) = p · exp(-(2f · (1/k)) · log base)``, computed in the input's dtype. Entry ``i < h`` is
+    ``x[p, i] cos θ(p, i) - x[p, i + h] sin θ(p, i)``, entry ``i ≥ h`` is
+    ``x[p, i] cos θ(p, i - h) + x[p, i - h] sin θ(p, i - h)`` (``transformers``' ``rotate_half`` for
+    even ``k``).
+    """
+
+    def __init__(self, k, base):
+        super().__init__()
+        self.k = int(k)
+        self.base = int(base)
+
+    def forward(self, x):
+        k, h = self.k, self.k // 2
+        seq = x.shape[-2]
+        f = torch.arange(k - h, dtype=x.dtype, device=x.device)
+        inv_freq = torch.exp(-((2 * f) * (1.0 / k)) * math.log(self.base))
+        p = torch.arange(seq, dtype=x.dtype, device=x.device)
+        theta = p[:, None] * inv_freq[None, :]
+        angles = torch.cat((theta[:, :h], theta), dim=-1)
+        rotated = torch.cat((-x[..., h : 2 * h], x[..., : k - h]), dim=-1)
+        return x * torch.cos(angles) + rotated * torch.sin(angles)
+
+
+class RepeatInterleave(nn.Module):
+    """``Arch.repeatInterleave pre a r post``: repeat each entry of the axis in front of the last
+    ``post_rank`` axes ``r`` times in place (``torch.repeat_interleave(x, r, dim)``)."""
+
+    def __init__(self, r, post_rank):
+        super().__init__()
+        self.r = int(r)
+        self.post_rank = int(post_rank)
+
+    def forward(self, x):
+        return torch.repeat_interleave(x, self.r, dim=-self.post_rank - 1)
+
+
 class Sdpa(nn.Module):
     """``Arch.sdpa heads seq k causal``: ``((Q, K), V) ↦ softmax(Q Kᵀ · (1/√k)) V`` per head, by
     ``torch.nn.functional.scaled_dot_product_attention`` (``is_causal=causal``, ``scale=1/√k``)."""
