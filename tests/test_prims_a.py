@@ -102,7 +102,7 @@ def test_causal_softmax_has_no_parameters() -> None:
 
 def _rms(n: int, dtype: torch.dtype, seed: int = 0) -> tuple[T.RmsNorm, torch.nn.Module]:
     term = T.RmsNorm(pre=(3,), n=n, eps=EPS)
-    module = compile_term(term, dtype=dtype)
+    module = compile_term(term, dtype=dtype, literal=True)  # the runtime module itself (its weight, eps)
     gen = torch.Generator().manual_seed(seed)
     runtime.load_leaves(module, [(torch.randn(n, generator=gen, dtype=dtype), None)])
     return term, module

@@ -63,14 +63,18 @@ def test_check_runs() -> None:
     assert res.exit_code == 0, res.output
     assert "pybridge.references.hf:llama_mlp" in res.output and "FAIL" not in res.output
     # LlamaRMSNorm computes in float32: its reference declares bridge_dtypes = (float32,), so check
-    # compares it in float32 only and says so (float64: tests/test_references_hf.py)
+    # compares it in float32 only and says so, and float64 against the exact interpreter of Arch.eval
+    # (float64 against a hand-written reference: tests/test_references_hf.py)
     res = runner.invoke(app, ["check", "rmsNorm", "-p", "d=3"])
     assert res.exit_code == 0, res.output
     assert "pybridge.references.hf:llama_rms_norm is compared in float32 only" in res.output
     res = runner.invoke(app, ["check", "rmsNorm", "-p", "d=3", "--json"])
-    rows = json.loads(res.output)
-    assert {(r["dtype"], r["tolerance"]) for r in rows} == {("float32", 1e-5)}
-    assert all(r["passed"] for r in rows)
+    rows = [r for r in json.loads(res.output) if r["realisation"] != "optimised vs literal"]
+    assert {(r["reference"], r["dtype"], r["tolerance"]) for r in rows} == {
+        ("pybridge.references.hf:llama_rms_norm", "float32", 1e-5),
+        ("exact interpreter of Arch.eval", "float64", 1e-10),
+    }
+    assert all(r["passed"] for r in json.loads(res.output))
 
 
 def test_emitted_files_from_torch_match_transformers(tmp_path: Path) -> None:

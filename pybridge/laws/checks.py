@@ -211,7 +211,7 @@ def check_layer(
         run_seqs: tuple[int | None, ...] = tuple(seqs) if info.runtime_dims else (None,)
         laws = {r.lemma: r.law for r in REWRITES}
         literals: dict[int, nn.Module] = {}
-        for ours, reference, ref_name in _pairs(info, term, cfg, dtype, seed):
+        for ours, reference, ref_name in _pairs(info, term, cfg, dtype, seed, dtypes):
             if id(ours) not in literals:  # the literal tree, with the same weights as ``ours``
                 literals[id(ours)] = compile_term(term, dtype=dtype, literal=True).eval()
                 runtime.load_leaves(literals[id(ours)], leaf_pairs(ours))
@@ -414,10 +414,18 @@ def exact_reference(term: Term, ours: nn.Module) -> tuple[Reference, str]:
 
 
 def _pairs(
-    info: LayerInfo, term: Term, cfg: dict[str, int], dtype: torch.dtype, seed: int
+    info: LayerInfo,
+    term: Term,
+    cfg: dict[str, int],
+    dtype: torch.dtype,
+    seed: int,
+    run_dtypes: tuple[torch.dtype, ...] = DTYPES,
 ) -> list[tuple[nn.Module, Reference, str]]:
     """For each counterpart: our compiled layer (seeded weights), the reference as a function of the
-    input and our output giving the error, and the reference's name."""
+    input and our output giving the error, and the reference's name. A ``Reference:`` module compared
+    in some of ``run_dtypes`` but not in ``dtype`` (its ``bridge_dtypes``) leaves ``dtype`` to the exact
+    interpreter of ``Arch.eval``; one compared in none of them is left out, so that a run in which no
+    reference is compared fails (:func:`check_layer`)."""
     out: list[tuple[nn.Module, Reference, str]] = []
     skipped_reference = False
 
@@ -439,7 +447,7 @@ def _pairs(
         if dtype in compared_in:
             load_module_reference_weights(layer, ref, spec, info)
             out.append((layer, _tensor_error(_contained(spec, ref)), spec))
-        elif set(compared_in) & set(TOLERANCE):
+        elif set(compared_in) & set(run_dtypes):
             # faithful in another dtype only (e.g. it computes in float32 inside): this dtype is checked
             # against the exact interpreter of Arch.eval instead (below)
             skipped_reference = True
