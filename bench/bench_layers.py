@@ -630,12 +630,24 @@ def _other_cell(row: dict[str, Any], ours: str) -> str:
 
 
 def _rewrites(results: dict[str, Any]) -> dict[str, str]:
-    """Per layer, the laws its optimised realisation applied (short lemma names, once each)."""
-    out: dict[str, str] = {}
+    """Per layer, the laws its optimised realisation applied (short lemma names, once each), with the
+    runs that applied them when the runs differ (the optimiser changed between checkouts)."""
+    sets: dict[str, dict[str, list[int]]] = {}
     for row in results["rows"]:
         laws = row.get("lean_rewrites", {}).get("ours", [])
-        names = sorted({lemma.removeprefix("Formal.Arch.") for lemma, _ in laws})
-        out.setdefault(row["layer"], ", ".join(names) if names else "none")
+        names = ", ".join(sorted({lemma.removeprefix("Formal.Arch.") for lemma, _ in laws})) or "none"
+        runs = sets.setdefault(row["layer"], {}).setdefault(names, [])
+        if row["run"] not in runs:
+            runs.append(row["run"])
+    out: dict[str, str] = {}
+    for layer, by_names in sets.items():
+        if len(by_names) == 1:
+            out[layer] = next(iter(by_names))
+        else:
+            out[layer] = "; ".join(
+                f"{names} (run{'s' if len(runs) > 1 else ''} {', '.join(map(str, sorted(runs)))})"
+                for names, runs in by_names.items()
+            )
     return out
 
 
