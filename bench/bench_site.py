@@ -31,6 +31,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from pybridge.site import synthetic
 from pybridge.site.commands import site_report
 from pybridge.site.fork import Site
 from pybridge.site.graph import LayerGraph, extract
@@ -96,36 +97,17 @@ class DenseBlock(nn.Module):
 
 def chain_graph(layers: int) -> LayerGraph:
     """The layer graph of :class:`Chain`."""
-    preds: dict[str, list[str]] = {"x": []}
-    prev = "x"
-    for i in range(layers):
-        preds[f"l{i}"] = [prev]
-        prev = f"l{i}"
-    return LayerGraph.from_edges(preds)
+    return synthetic.chain(layers)
 
 
 def residual_graph(layers: int) -> LayerGraph:
     """The layer graph of :class:`ResidualStack`."""
-    preds: dict[str, list[str]] = {"x": []}
-    h = "x"
-    for i in range(layers // 3):
-        preds[f"lin{i}"] = [h]
-        preds[f"relu{i}"] = [f"lin{i}"]
-        preds[f"add{i}"] = [f"relu{i}", h]
-        h = f"add{i}"
-    return LayerGraph.from_edges(preds)
+    return synthetic.residual_stack(layers // 3)
 
 
 def dense_graph(layers: int) -> LayerGraph:
     """The layer graph of :class:`DenseBlock` (``cat_0`` reads ``x`` alone, so it is not a join)."""
-    preds: dict[str, list[str]] = {"x": []}
-    feats = ["x"]
-    for k in range(layers):
-        preds[f"cat{k}"] = list(feats)
-        preds[f"lin{k}"] = [f"cat{k}"]
-        preds[f"f{k}"] = [f"lin{k}"]
-        feats.append(f"f{k}")
-    return LayerGraph.from_edges(preds)
+    return synthetic.dense_block(layers)
 
 
 CASES: dict[str, tuple[int, Callable[[int], LayerGraph], Callable[[int], nn.Module], str]] = {
