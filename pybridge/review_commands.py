@@ -63,7 +63,8 @@ def register(app: typer.Typer) -> None:
     @user_errors
     def add(
         path: Annotated[
-            str, typer.Argument(help="The Lean file reviewed (Formal.lean or Formal/**/*.lean).")
+            str,
+            typer.Argument(help="The Lean file reviewed (Formal.lean, Formal/**/*.lean, tests/fixtures/**)."),
         ],
         kind: Annotated[str, typer.Option("--kind", help=_KIND_HELP)],
         reviewer: Annotated[str, typer.Option("--reviewer", help="Who reviewed.")],

@@ -308,3 +308,19 @@ def test_real_record_is_well_formed(repo_root: Path) -> None:
     assert record.reviews, "REVIEWS.json is missing or empty"
     states = review_status(repo_root, record)
     assert {r.file for r in states} >= {"Formal.lean", "Formal/Claims.lean"}
+
+
+def test_the_record_covers_the_example_lean_files(runner: CliRunner, mini_repo: Path) -> None:
+    """The README's example Lean files (``tests/fixtures/**/*.lean``) are in the record's scope; other
+    Lean files outside ``Formal/`` are not."""
+    example = mini_repo / "tests/fixtures/Example.lean"
+    example.parent.mkdir(parents=True)
+    example.write_text("import Formal.Core\n", encoding="utf-8")
+    (mini_repo / "tests/Other.lean").write_text("import Formal.Core\n", encoding="utf-8")
+    states = {r.file: r.state for r in review_status(mini_repo)}
+    assert states["tests/fixtures/Example.lean"] == "never" and "tests/Other.lean" not in states
+    result = _add(runner, "tests/fixtures/Example.lean")
+    assert result.exit_code == 0, result.output
+    assert {r.file: r.state for r in review_status(mini_repo)}["tests/fixtures/Example.lean"] == "reviewed"
+    refused = _add(runner, "tests/Other.lean")
+    assert refused.exit_code == 15 and "not a Lean source of this checkout" in refused.output

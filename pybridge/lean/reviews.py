@@ -113,11 +113,28 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+#: Lean files outside the library that users read and copy (the README's worked example of "Write your
+#: own layer"): the record covers them too, although `lake build` does not compile them.
+EXAMPLES_DIR = "tests/fixtures"
+#: The paths the record accepts, as the errors name them.
+SCOPE = f"Formal.lean or Formal/**/*.lean, nor an example under {EXAMPLES_DIR}/**/*.lean"
+
+
+def reviewed_sources(root: Path) -> list[Path]:
+    """The Lean files the record covers: the library's sources (:func:`lean_sources`), then the example
+    files under :data:`EXAMPLES_DIR`, sorted."""
+    examples = root / EXAMPLES_DIR
+    extra = sorted(f for f in examples.rglob("*.lean") if f.is_file()) if examples.is_dir() else []
+    return lean_sources(root) + extra
+
+
 def _is_lean_path(path: str) -> bool:
     parts = path.split("/")
+    in_library = path == "Formal.lean" or (parts[0] == "Formal" and len(parts) > 1)
+    in_examples = parts[:2] == EXAMPLES_DIR.split("/") and len(parts) > 2
     return (
         path.endswith(".lean")
-        and (path == "Formal.lean" or (parts[0] == "Formal" and len(parts) > 1))
+        and (in_library or in_examples)
         and all(p not in ("", ".", "..") for p in parts)
     )
 
@@ -148,7 +165,7 @@ def _entry(raw: object, index: int) -> Review:
         if not isinstance(value, str) or not value.strip():
             raise ReviewRecordError(f"{where}: `{field}` must be a non-empty string")
     if not _is_lean_path(raw["path"]):
-        raise ReviewRecordError(f"{where}: path {raw['path']!r} is not Formal.lean or Formal/**/*.lean")
+        raise ReviewRecordError(f"{where}: path {raw['path']!r} is not {SCOPE}")
     if not _SHA256.match(raw["sha256"]):
         raise ReviewRecordError(f"{where}: sha256 must be 64 lowercase hex digits")
     if raw["kind"] not in KINDS:
@@ -200,11 +217,11 @@ def render_record(record: ReviewRecord) -> str:
 
 
 def review_status(root: Path, record: ReviewRecord | None = None) -> tuple[FileReview, ...]:
-    """The review state of every Lean source of the checkout at ``root`` (``Formal.lean`` first, then
-    ``Formal/**/*.lean`` sorted)."""
+    """The review state of every Lean file the record covers in the checkout at ``root``
+    (:func:`reviewed_sources`: ``Formal.lean`` first, then ``Formal/**/*.lean``, then the examples)."""
     record = load_record(root) if record is None else record
     out: list[FileReview] = []
-    for path in lean_sources(root):
+    for path in reviewed_sources(root):
         rel = path.relative_to(root).as_posix()
         sha = file_sha256(path)
         reviews = record.for_path(rel)
@@ -232,7 +249,9 @@ def resolve_lean_path(root: Path, path: str | Path) -> str:
             continue
         if cand.is_file() and _is_lean_path(rel):
             return rel
-    raise ReviewRecordError(f"{path}: not a Lean source of this checkout (Formal.lean or Formal/**/*.lean)")
+    raise ReviewRecordError(
+        f"{path}: not a Lean source of this checkout (Formal.lean, Formal/**/*.lean, {EXAMPLES_DIR}/**)"
+    )
 
 
 def add_review(
