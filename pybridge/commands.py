@@ -271,7 +271,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run a layer's numerical checks against its counterparts (or the exact interpreter of Arch.eval
         when it has none) and print a table. NAME: a Zoo layer or path/File.lean:NAME."""
-        from pybridge.laws.checks import DTYPES, EXACT_NAME, check_layer
+        from pybridge.laws.checks import CROSS, DTYPES, EXACT_NAME, check_layer
 
         apply_max_memory(max_memory)
         given = parse_params(params)
@@ -281,8 +281,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps([{**r.__dict__, "passed": r.passed} for r in results], indent=2))
         else:
-            cross = "optimised vs literal"  # those rows compare the two realisations, not a reference
-            refs = list(dict.fromkeys(r.reference for r in results if r.realisation != cross))
+            refs = list(dict.fromkeys(r.reference for r in results if r.realisation != CROSS))
             several = len(refs) > 1  # then a column says which reference each row compares with
             rows = [
                 [
@@ -293,7 +292,7 @@ def register(app: typer.Typer) -> None:
                     str(r.batch),
                     "-" if r.seq is None else str(r.seq),
                     *(
-                        [str(refs.index(r.reference) + 1) if r.realisation != cross else "-"]
+                        [str(refs.index(r.reference) + 1) if r.realisation != CROSS else "-"]
                         if several
                         else []
                     ),

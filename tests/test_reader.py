@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from pybridge.errors import BridgeError, LeanParseError, ShapeError, UnknownLayerError
+from pybridge.laws.checks import CROSS
 from pybridge.lean.catalogue import load_catalogue, load_external
 from pybridge.spec import terms as T
 
@@ -22,9 +23,6 @@ FIXTURES = REPO / "tests/fixtures"
 HEAD = "import Formal.Network.Derived\n\n/-! Test layers. -/\n\nnamespace Mine\n\nopen Formal\nopen scoped Formal.Arch\n\n"  # noqa: E501
 TYPE = "Arch (.tensor [d]) (.tensor [d])"
 
-
-#: The realisation label of the rows that compare the optimised and literal realisations.
-CROSS = "optimised vs literal"
 
 
 def layer(name: str, body: str, *, doc: str = "A layer.", binders: str = "(d : Nat)", ty: str = TYPE) -> str:

@@ -239,7 +239,7 @@ def check_layer(
                 ]
                 if first_use:  # once per compiled layer, not once per reference
                     cross = (got - got_literal).abs().max().item() if got.numel() else 0.0
-                    results.append(CheckResult(*common, "literal", cross, cross_tol, "optimised vs literal"))
+                    results.append(CheckResult(*common, "literal", cross, cross_tol, CROSS))
     if not results:
         raise CheckFailed(f"{name}: no reference was compared in {', '.join(str(d) for d in dtypes)}")
     return results
@@ -382,6 +382,8 @@ def _contained(spec: str, module: nn.Module) -> Callable[[object], torch.Tensor]
 
 #: The name of the exact reference in check results.
 EXACT_NAME = "exact interpreter of Arch.eval"
+#: The ``realisation`` of the rows that compare the optimised and literal realisations with each other.
+CROSS = "optimised vs literal"
 
 
 def exact_reference(term: Term, ours: nn.Module) -> tuple[Reference, str]:
