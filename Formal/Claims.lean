@@ -118,7 +118,7 @@ def tbArchCongr : Claim where
 def tbArchDispatch : Claim where
   id := "TB.Arch.dispatch"
   paper := "TB"
-  statement := "A layer acts on a batch row by row (evalBatch f p xs is fun b => eval f p (xs b)), and evaluating reindexed rows (fun r => xs (σ r), for any σ : Fin B' → Fin B: a permutation, a selection of rows) gives the evaluated rows σ r. On rows ι r of a batch of tagged inputs that all carry the tag j, copair k f with parameters p gives the same values as the branch f with parameters p j applied to the untagged values of those rows alone: the per-tag step of evaluating copair by dispatch (sort rows by tag, run each branch on its own rows, scatter back)."
+  statement := "A layer acts on a batch row by row (evalBatch f p xs is fun b => eval f p (xs b)), and evaluating reindexed rows (fun r => xs (σ r), for any σ : Fin B' → Fin B: a permutation, a selection of rows) gives the evaluated rows σ r. On rows ι r of a batch of tagged inputs that all carry the tag j, copair k f with parameters p gives the same values as the branch f with parameters p j applied to the untagged values of those rows alone: the per-tag step of evaluating copair by dispatch (for each tag, gather its rows, run its branch on them alone, scatter the results back)."
   status := .proved
   decls := [``Formal.Arch.evalBatch, ``Formal.Arch.evalBatch_reindex, ``Formal.Arch.copair_dispatch]
 

@@ -1,8 +1,10 @@
 """Speed and memory of the six Zoo layers, compiled from their Lean terms, against PyTorch counterparts.
 
 Not a test. Run ``python bench/bench_layers.py [options]``; ``--help`` lists them. For every layer, size,
-dtype and mode (eager, or ``torch.compile`` in its default mode) it times these candidates on the same
-weights and inputs, in one process:
+dtype and mode (eager, or ``torch.compile`` in its default mode, with Dynamo's
+``capture_dynamic_output_shape_ops`` on so that both our ``copair`` dispatch and the hand-written top-1
+dispatch are traced with their data-dependent row counts instead of breaking the graph: see
+:data:`COMPILED_DYNAMO_CONFIG`) it times these candidates on the same weights and inputs, in one process:
 
 * ``ours``: the optimised realisation, ``compile_term(term, literal=False)``; only where
   :func:`pybridge.torch.compile_term` has the ``literal`` switch (feature-detected; otherwise absent);
@@ -85,6 +87,11 @@ from pybridge.torch import compile_term, runtime  # noqa: E402
 
 LAYERS = ("mlp", "glu", "attention", "encoderBlock", "moe", "hyperLinear")
 MODES = ("eager", "compiled")
+#: Dynamo settings of the compiled mode (recorded in each compiled row). With them, the ``nonzero`` of a
+#: dispatch gets an unbacked symbolic size: ``moe``'s ``ours`` compiles its dispatch (otherwise the
+#: emitted code falls back to its masked form, every expert on every row) and ``top1-dispatch`` compiles
+#: without graph breaks.
+COMPILED_DYNAMO_CONFIG = {"capture_dynamic_output_shape_ops": True}
 PASSES = ("fwd", "fwdbwd")
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 DEFAULT_OUT = ROOT / "bench" / "results" / "layers.json"
@@ -560,7 +567,12 @@ def run_config(
         "skipped": skipped,
     }
     row["lean_rewrites"] = {n: [list(r) for r in getattr(cands[n], "lean_rewrites", ())] for n in ours_names}
-    row.update(time_config(cands, x, cot, mode, args, rng, ours_names, primary))
+    if mode == "compiled":
+        row["dynamo_config"] = dict(COMPILED_DYNAMO_CONFIG)
+        with torch._dynamo.config.patch(**COMPILED_DYNAMO_CONFIG):
+            row.update(time_config(cands, x, cot, mode, args, rng, ours_names, primary))
+    else:
+        row.update(time_config(cands, x, cot, mode, args, rng, ours_names, primary))
     if mode == "eager" and args.memory:
         row["live_bytes"] = {
             w: {n: live_peak(m, x, cot, w, args.device) for n, m in cands.items()} for w in PASSES

@@ -14,6 +14,7 @@ from pybridge.laws import exact as E
 from pybridge.laws.checks import check_layer, configurations, leaf_pairs
 from pybridge.lean.catalogue import load_catalogue
 from pybridge.spec import terms as T
+from pybridge.spec.shapes import tensor
 from pybridge.spec.typing import signature
 from pybridge.torch import compile_term, runtime, straight
 from pybridge.torch.compiler import leaf_count
@@ -227,11 +228,83 @@ def test_without_the_dispatch_lemma_copair_is_masked_and_strict() -> None:
     term, sig = instantiate("moe", {"d": 3, "experts": 4})
     prog = straight.program(term, ALL_LEMMAS - {COPAIR_DISPATCH.lemma})
     assert prog.rewrites == []
-    assert not any("if " in line or "argsort" in line for line in prog.body)
+    assert not any("if " in line or "nonzero" in line for line in prog.body)
     literal, fast = _pair(term, ALL_LEMMAS - {COPAIR_DISPATCH.lemma})
     x = random_input(sig.dom, 9, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
     with torch.no_grad():
         assert torch.equal(fast(x), literal(x))
+
+
+def _routed(k: int, d: int, branch: T.Term) -> T.Term:
+    """``copy ≫ (linear d k ⊗ id) ≫ route k ≫ copair k branch``: a hard router in front of ``branch``."""
+    s = tensor(d)
+    return T.Comp(
+        f=T.Comp(f=T.Copy(s=s), g=T.Par(f=T.Linear(pre=(), m=d, n=k), g=T.Id(s=s))),
+        g=T.Comp(f=T.Route(k=k, s=s), g=T.Copair(k=k, f=branch)),
+    )
+
+
+#: Branches the dispatch must handle beyond one ``Linear``: the identity (the gathered rows are the
+#: result), a pair-valued branch (one output buffer per leaf), and a nested routed copair (its own
+#: ``if``/``else`` inside a branch: only the variables of the branch's own level are freed).
+DISPATCH_BRANCHES = {
+    "id": T.Id(s=tensor(3)),
+    "pair": T.Comp(f=T.Copy(s=tensor(3)), g=T.Par(f=T.Linear(pre=(), m=3, n=2), g=T.ReLU(s=(3,)))),
+    "nested": _routed(2, 3, T.Linear(pre=(), m=3, n=3)),
+}
+
+
+@pytest.mark.parametrize("kind", list(DISPATCH_BRANCHES))
+def test_dispatch_of_general_branches_equals_the_literal_tree(kind: str) -> None:
+    term = _routed(3, 3, DISPATCH_BRANCHES[kind])
+    literal, fast = _pair(term)
+    # the inner copair of "nested" is laid out in both arms (masked, dispatch) of each of 3 branches
+    assert [lemma for lemma, _ in fast.lean_rewrites].count(COPAIR_DISPATCH.lemma) == (
+        1 + 2 * 3 if kind == "nested" else 1
+    )
+    x = torch.randn(40, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        got, want = fast(x), literal(x)
+    got_leaves = got if isinstance(got, tuple) else (got,)
+    want_leaves = want if isinstance(want, tuple) else (want,)
+    assert len(got_leaves) == len(want_leaves)
+    for g_, w_ in zip(got_leaves, want_leaves, strict=True):
+        assert g_.shape == w_.shape
+        assert (g_ - w_).abs().max().item() <= LAX_TOLERANCE[torch.float64]
+    with torch.no_grad():  # one row, so that some branches get no rows at all
+        one = fast(x[:1])
+    assert (one if isinstance(one, tuple) else (one,))[0].shape[0] == 1
+
+
+def test_dispatch_compiles_fullgraph_when_dynamo_may_trace_dynamic_sizes() -> None:
+    """With ``capture_dynamic_output_shape_ops`` on, ``torch.compile(fullgraph=True)`` traces the dispatch
+    itself (each expert on its own rows, counted through ``F.linear``); with it off, the masked form.
+    Both equal eager at float64 ≤ 1e-10."""
+    import torch._dynamo
+
+    term, sig = instantiate("moe", {"d": 4, "experts": 3})
+    torch.manual_seed(0)
+    module = compile_term(term, dtype=torch.float64).eval()
+    x = random_input(sig.dom, 7, dtype=torch.float64, generator=torch.Generator().manual_seed(6))
+    with torch.no_grad():
+        want = module(x)
+    for flag in (True, False):
+        torch._dynamo.reset()
+        graphs: list[torch.fx.GraphModule] = []
+
+        def backend(gm: torch.fx.GraphModule, _inputs: object) -> object:
+            graphs.append(gm)
+            return gm.forward
+
+        with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=flag):
+            compiled = torch.compile(module, fullgraph=True, backend=backend)
+            with torch.no_grad():
+                got = compiled(x)
+        assert (got - want).abs().max().item() <= 1e-10
+        (gm,) = graphs
+        targets = [str(n.target) for n in gm.graph.nodes if n.op in ("call_function", "call_method")]
+        assert ("nonzero" in " ".join(targets)) == flag, targets
+    torch._dynamo.reset()
 
 
 def test_sdpa_runtime_against_the_exact_interpreter() -> None:

@@ -35,8 +35,9 @@ theorem evalBatch_reindex {s t : Shape} {B B' : Nat} (f : Arch s t) (p : Params 
 
 /-- Copairing by dispatch: if the rows `ι r` of a batch of tagged inputs `xs` all carry the tag `j`,
 then the evaluated rows `ι r` of `copair k f` (parameters `p`, one set per branch) are branch `j`
-(parameters `p j`) applied to the untagged values of those rows alone. This is what makes "sort the
-rows by tag, run branch `j` on its rows, scatter back" equal to `eval` of `copair`. -/
+(parameters `p j`) applied to the untagged values of those rows alone. This is what makes "for each
+tag `j`, gather its rows, run branch `j` on them, scatter the results back" equal to `eval` of
+`copair`. -/
 theorem copair_dispatch {s t : Shape} {k B m : Nat} (f : Arch s t) (p : Fin k → Params α f)
     (xs : Fin B → Shape.denote α (.coprod k s)) (j : Fin k) (ι : Fin m → Fin B)
     (h : ∀ r, Prod.fst (xs (ι r)) = j) :

@@ -73,7 +73,7 @@ ATTN_CORE_CAUSAL = Rewrite(
 COPAIR_DISPATCH = Rewrite(
     "Formal.Arch.copair_dispatch",
     "lax",
-    "copair on a batch = each row through its own branch (run by dispatch: sort rows by tag)",
+    "copair on a batch = each row through its own branch (run by dispatch: each branch on its own rows)",
 )
 #: Every law the optimised realisation may cite, in the order of the README table.
 REWRITES: tuple[Rewrite, ...] = (ASSOC, ATTN_CORE, ATTN_CORE_CAUSAL, COPAIR_DISPATCH)

@@ -10,10 +10,13 @@ the sides of ``≫``/``⊗``, ``f[i]``: branch ``i`` of a ``copair``; ``·``: th
 constructors (``id``, ``comp``, ``par``, ``copy``, ``fst``, ``snd``) emit no line: they only route
 variables. Head split and merge are views (``unflatten``, ``transpose``); the merge's ``flatten`` of
 a transposed tensor copies once, as in ``nn.MultiheadAttention``. ``sdpa`` is one call of
-``scaled_dot_product_attention``. A ``copair`` runs by dispatch (``Formal.Arch.copair_dispatch``): rows
-sorted by tag, branch ``i`` applied only to its rows, the permutation undone; under ``torch.compile``
-(``torch.compiler.is_compiling()``) it runs the compile-friendly form instead, every branch on every
-row and each row's branch selected by a mask (data-dependent sizes would break ``fullgraph=True``).
+``scaled_dot_product_attention``. A ``copair`` runs by dispatch (``Formal.Arch.copair_dispatch``): for
+each branch ``i``, the rows tagged ``i`` (``nonzero``) are gathered (``index_select``), branch ``i`` runs on
+them alone, and its results are written into those rows of the output (``out[rows] = …``). While
+``torch.compile`` traces without Dynamo's ``capture_dynamic_output_shape_ops``
+(:data:`MASKED_UNDER_COMPILE`), ``nonzero``'s data-dependent size would break ``fullgraph=True``, so it
+runs the compile-friendly form instead: every branch on every row, each row's branch selected by a
+mask. With that setting on, Dynamo traces the dispatch itself.
 Without that lemma declared in ``Formal/`` only the masked form is emitted (it is the literal
 semantics of ``runtime.Copair``, not a rewrite).
 A constructor without a template here (:data:`TEMPLATES`) is realised by its runtime module, called
@@ -53,6 +56,21 @@ class Tagged:
 
 #: A symbolic value: a variable name, a pair of values, or a tagged value.
 Val = str | tuple["Val", "Val"] | Tagged
+
+
+#: The condition under which an emitted ``copair`` runs its masked form: while ``torch.compile`` traces
+#: without ``capture_dynamic_output_shape_ops`` (``nonzero``'s data-dependent size would then break
+#: ``fullgraph=True``). With that flag on, Dynamo traces the dispatch (sizes become unbacked symbols).
+MASKED_UNDER_COMPILE = (
+    "torch.compiler.is_compiling() and not torch._dynamo.config.capture_dynamic_output_shape_ops"
+)
+
+_ASSIGNED = re.compile(r"^\s*((?:v\d+, )*v\d+) = ")
+
+
+def _assigned(lines: list[str]) -> set[str]:
+    """The variables that ``lines`` assign (``vN = …`` or ``vN, vM = …``)."""
+    return {n for line in lines if (m := _ASSIGNED.match(line)) for n in m.group(1).split(", ")}
 
 
 def _leaves_of(v: Val) -> list[str]:
@@ -295,7 +313,7 @@ def _copair(g: _Gen, t: T.Term, p: str, x: Val) -> Val:
     # The masked form is the literal semantics (every branch on every row, each row's branch
     # selected, as runtime.Copair); it is the whole realisation when copair_dispatch is not declared.
     if dispatch:
-        g.line("if torch.compiler.is_compiling():  # compile-friendly copair: every branch on every row")
+        g.line(f"if {MASKED_UNDER_COMPILE}:  # compile-friendly copair: every branch on every row")
         g.depth += 1
     results = [branch(i, x.value) for i in range(k)]
     shape_val = results[0]
@@ -312,23 +330,27 @@ def _copair(g: _Gen, t: T.Term, p: str, x: Val) -> Val:
     g.prog.rewrites.append((COPAIR_DISPATCH.lemma, p))
     g.line(f"else:  # copair by dispatch ({COPAIR_DISPATCH.lemma}): branch i runs on its rows only")
     g.depth += 1
-    order, sizes = g.var(), g.var()
-    g.line(f"{order} = torch.argsort({tag}, stable=True)  # copair @ {p}: rows sorted by branch")
-    g.line(f"{sizes} = torch.bincount({tag}, minlength={k}).tolist()  # rows per branch")
-    parts = []
-    for name in inputs:
-        s = g.var()
-        g.line(f"{s} = {name}.index_select(0, {order}).split({sizes})")
-        parts.append(s)
-    branch_results = []
     for i in range(k):
-        value = _rebuild(x.value, [f"{s}[{i}]" for s in parts])
-        branch_results.append(_leaves_of(branch(i, value)))
-    inverse = g.var()
-    g.line(f"{inverse} = torch.argsort({order})  # undo the permutation")
-    for j, out_name in enumerate(outputs):
-        pieces = ", ".join(r[j] for r in branch_results)
-        g.line(f"{out_name} = torch.cat([{pieces}]).index_select(0, {inverse})")
+        start = len(g.prog.body)
+        rows = g.var()
+        g.line(f"{rows} = ({tag} == {i}).nonzero().squeeze(1)  # copair @ {p}: the rows of branch {i}")
+        gathered = []
+        for name in inputs:
+            v = g.var()
+            g.line(f"{v} = {name}.index_select(0, {rows})")
+            gathered.append(v)
+        got = _leaves_of(branch(i, _rebuild(x.value, gathered)))
+        for out_name, y in zip(outputs, got, strict=True):
+            if i == 0:
+                g.line(f"{out_name} = {y}.new_empty(({tag}.shape[0], *{y}.shape[1:]))  # the output rows")
+            # index_put_ (not index_copy_, whose backward keeps the source alive until backward)
+            g.line(f"{out_name}[{rows}] = {y}  # rows of branch {i} into place")
+        # free what this branch assigned at this level (not inside a nested copair's arms, where a
+        # variable of the arm not taken would be unbound)
+        level = "    " * g.depth
+        mine = [line for line in g.prog.body[start:] if line.startswith(level) and line[len(level)] != " "]
+        temps = sorted(_assigned(mine) - set(outputs), key=lambda n: int(n[1:]))
+        g.line(f"del {', '.join(temps)}")
     g.depth -= 1
     return _rebuild(shape_val, outputs)
 
