@@ -7,9 +7,10 @@ import Formal.Network.Arch
 `Fin B → Shape.denote α s`, and a layer acts on it row by row (`evalBatch`). Two facts make
 "copair by dispatch" faithful (issue 13): evaluating a reordered or selected set of rows is
 reordering or selecting the evaluated rows (`evalBatch_reindex`), and on rows that all carry the
-tag `j`, `copair k f` is branch `j` of `f` run on their untagged values (`copair_dispatch`). So
-"sort the rows by tag, run branch `j` on its rows only, scatter the results back" computes
-`eval (copair k f)` row by row.
+tag `j`, `copair k f` is branch `j` of `f` run on their untagged values (`copair_dispatch`). The
+latter is the per-tag step of "for each tag `j`, gather its rows, run branch `j` on them alone,
+scatter the results back"; that the tags' row sets cover the batch and that the scatter writes each
+result at its row are facts about that loop, not stated here.
 -/
 
 namespace Formal.Arch
@@ -35,9 +36,9 @@ theorem evalBatch_reindex {s t : Shape} {B B' : Nat} (f : Arch s t) (p : Params 
 
 /-- Copairing by dispatch: if the rows `ι r` of a batch of tagged inputs `xs` all carry the tag `j`,
 then the evaluated rows `ι r` of `copair k f` (parameters `p`, one set per branch) are branch `j`
-(parameters `p j`) applied to the untagged values of those rows alone. This is what makes "for each
-tag `j`, gather its rows, run branch `j` on them, scatter the results back" equal to `eval` of
-`copair`. -/
+(parameters `p j`) applied to the untagged values of those rows alone: the per-tag step of
+evaluating `copair` by dispatch ("for each tag `j`, gather its rows, run branch `j` on them, scatter
+the results back"). -/
 theorem copair_dispatch {s t : Shape} {k B m : Nat} (f : Arch s t) (p : Fin k → Params α f)
     (xs : Fin B → Shape.denote α (.coprod k s)) (j : Fin k) (ι : Fin m → Fin B)
     (h : ∀ r, Prod.fst (xs (ι r)) = j) :

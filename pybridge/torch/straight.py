@@ -12,7 +12,7 @@ variables. Head split and merge are views (``unflatten``, ``transpose``); the me
 a transposed tensor copies once, as in ``nn.MultiheadAttention``. ``sdpa`` is one call of
 ``scaled_dot_product_attention``. A ``copair`` runs by dispatch (``Formal.Arch.copair_dispatch``): for
 each branch ``i``, the rows tagged ``i`` (``nonzero``) are gathered (``index_select``), branch ``i`` runs on
-them alone, and its results are written into those rows of the output (``out[rows] = …``). While
+them alone, and its results are written into those rows of the output (``index_put_``). While
 ``torch.compile`` traces without Dynamo's ``capture_dynamic_output_shape_ops``
 (:data:`MASKED_UNDER_COMPILE`), ``nonzero``'s data-dependent size would break ``fullgraph=True``, so it
 runs the compile-friendly form instead: every branch on every row, each row's branch selected by a
@@ -342,9 +342,10 @@ def _copair(g: _Gen, t: T.Term, p: str, x: Val) -> Val:
         got = _leaves_of(branch(i, _rebuild(x.value, gathered)))
         for out_name, y in zip(outputs, got, strict=True):
             if i == 0:
-                g.line(f"{out_name} = {y}.new_empty(({tag}.shape[0], *{y}.shape[1:]))  # the output rows")
-            # index_put_ (not index_copy_, whose backward keeps the source alive until backward)
-            g.line(f"{out_name}[{rows}] = {y}  # rows of branch {i} into place")
+                # (tuple + shape, not unpacking, so that torch.fx can trace it)
+                g.line(f"{out_name} = {y}.new_empty(({tag}.shape[0],) + {y}.shape[1:])  # the output rows")
+            # index_put_ (as out[rows] = y; not index_copy_, whose backward keeps the source alive)
+            g.line(f"{out_name}.index_put_(({rows},), {y})  # rows of branch {i} into place")
         # free what this branch assigned at this level (not inside a nested copair's arms, where a
         # variable of the arm not taken would be unbound)
         level = "    " * g.depth
