@@ -73,6 +73,33 @@ def test_render_marks_targets(bench: ModuleType) -> None:
     assert bench._ratio_cell(row, "ours", "fwd") == "1.08 ✗"
     row = {"layer": "hyperLinear", "ratio": {"fwd": {"ours/loop": 0.1}, "fwdbwd": {"ours/loop": 0.2}}}
     assert bench._other_cell(row, "ours") == "loop ÷ ours: 10.00× ✓ / 5.00× ✗"
+    # with the rounds, the counterpart's own speed-up over the loop: median of per-round loop / einsum
+    row["rounds"] = {
+        "fwd": {"loop": [4.0, 6.0, 9.0], "einsum": [1.0, 1.0, 1.0]},
+        "fwdbwd": {"loop": [2.0, 3.0, 8.0], "einsum": [1.0, 2.0, 2.0]},
+    }
+    assert bench._other_cell(row, "ours") == "loop ÷ ours: 10.00× ✓ / 5.00× ✗; loop ÷ einsum: 6.00× / 2.00×"
+
+
+def test_misses_lists_each_cell_outside_the_targets(bench: ModuleType) -> None:
+    def row(layer: str, primary: str, fwd: float, fwdbwd: float, **extra: object) -> dict:
+        return {
+            "layer": layer, "size": "small", "dtype": "float32", "mode": "eager", "ours": ["ours", "ours-literal"],
+            "primary": primary, "ratio": {"fwd": {f"ours/{primary}": fwd}, "fwdbwd": {f"ours/{primary}": fwdbwd}},
+            **extra,
+        }
+
+    live = {"fwd": {"ours": 120, "pytorch": 100}, "fwdbwd": {"ours": 110, "pytorch": 100}}
+    results = {"rows": [
+        row("mlp", "pytorch", 1.05, 1.06, live_bytes=live),
+        row("moe", "top1-dispatch", 1.10, 0.9),
+        {**row("hyperLinear", "einsum", 1.0, 1.0), "ratio": {
+            "fwd": {"ours/einsum": 1.0, "ours/loop": 0.25}, "fwdbwd": {"ours/einsum": 1.11, "ours/loop": 0.1}}},
+    ]}
+    assert bench.misses(results) == [
+        "mlp small float32 eager: fwdbwd time 1.06, fwd live peak 1.20",
+        "hyperLinear small float32 eager: fwdbwd time 1.11, fwd only 4.00× faster than the loop",
+    ]
 
 
 def test_quick_run_end_to_end(tmp_path: Path, bench: ModuleType) -> None:

@@ -4,8 +4,8 @@ import Formal.Network.Arch
 # Batches: every layer is a per-sample map
 
 `Arch.eval` describes one sample; PyTorch runs a batch. A batch of `B` inputs is a function
-`Fin B → Shape.denote α s`, and a layer acts on it row by row (`evalBatch`). Two facts make
-"copair by dispatch" faithful (issue 13): evaluating a reordered or selected set of rows is
+`Fin B → Shape.denote α s`, and a layer acts on it row by row (`evalBatch`). Two facts underlie
+"copair by dispatch" (issue 13): evaluating a reordered or selected set of rows is
 reordering or selecting the evaluated rows (`evalBatch_reindex`), and on rows that all carry the
 tag `j`, `copair k f` is branch `j` of `f` run on their untagged values (`copair_dispatch`). The
 latter is the per-tag step of "for each tag `j`, gather its rows, run branch `j` on them alone,
