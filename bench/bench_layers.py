@@ -28,7 +28,9 @@ clock with ``torch.cuda.synchronize`` on CUDA. One intra-op thread by default.
 Memory (eager only): (a) ``rss``: the growth of the peak resident set during ``--mem-calls`` measured
 calls, in a fresh child process per candidate (the peak is reset through ``/proc/self/clear_refs`` after
 the model and input are built; where that file cannot be written, ``ru_maxrss`` is used instead and the
-results say so), median over ``--mem-procs`` processes, for the passes of ``--rss-passes``; (b) ``live``:
+results say so), median over ``--mem-procs`` processes, for the passes of ``--rss-passes``; the children
+run with glibc's ``MALLOC_MMAP_THRESHOLD_`` fixed (``--mmap-threshold``, see
+:data:`DEFAULT_MMAP_THRESHOLD`), so that freed tensors go back to the system; (b) ``live``:
 PyTorch's peak of live tensor storage bytes allocated during one call: on CPU a ``TorchDispatchMode``
 that adds up the bytes of each new storage an operator returns (storages aliasing an operand, i.e. views
 and in-place results, are not new) and subtracts them when a ``weakref.finalize`` on the storage fires;
@@ -104,6 +106,15 @@ SCHEMA = 1
 TIME_TARGET = {"moe": 1.10, "hyperLinear": 1.10}
 TIME_TARGET_DEFAULT = 1.05
 MEMORY_TARGET = 1.10
+#: glibc's mmap threshold in the RSS child processes. glibc's default threshold is dynamic: it rises
+#: to the size of a freed mmapped block, after which tensor-sized blocks come from the heap and stay
+#: there after ``free``, so a process's peak RSS depends on the order of its frees (measured: the same
+#: candidate's forward gave 16.4 or 40.4 MiB from one fresh process to the next, in steps of 4–8 MiB).
+#: A fixed threshold of 64 KiB sends every block of 64 KiB or more to its own mapping, returned to the
+#: system on ``free``: the peak growth then follows the live tensors (spread under 0.3 MiB over 4
+#: processes, and within 0.4 MiB of the live-tensor peak in the forward passes measured).
+DEFAULT_MMAP_THRESHOLD = 65536
+
 #: hyperLinear: the per-sample loop must take at least this many times as long as ours.
 LOOP_SPEEDUP_TARGET = 8.0
 
@@ -493,6 +504,16 @@ def memory_child(spec: dict[str, Any]) -> dict[str, Any]:
     return {"growth_bytes": max(0, peak - base), "method": method}
 
 
+def child_env(spec: dict[str, Any]) -> dict[str, str]:
+    """The environment of a memory child: ours, with its thread count and, where the spec has one, glibc's
+    mmap threshold (``MALLOC_MMAP_THRESHOLD_``; glibc reads it at start-up)."""
+    env = {**os.environ, "OMP_NUM_THREADS": str(spec["threads"])}
+    env.pop("MALLOC_MMAP_THRESHOLD_", None)
+    if spec.get("mmap_threshold"):
+        env["MALLOC_MMAP_THRESHOLD_"] = str(int(spec["mmap_threshold"]))
+    return env
+
+
 def rss_growth(specs: list[dict[str, Any]], procs: int, jobs: int) -> list[dict[str, Any]]:
     """For each spec, the median over ``procs`` fresh processes of :func:`memory_child`; up to ``jobs``
     children run at a time (each measures only its own resident set)."""
@@ -504,7 +525,7 @@ def rss_growth(specs: list[dict[str, Any]], procs: int, jobs: int) -> list[dict[
         while queue and len(running) < max(1, jobs):
             i, spec = queue.pop(0)
             cmd = [sys.executable, str(Path(__file__).resolve()), "--child-memory", json.dumps(spec)]
-            env = {**os.environ, "OMP_NUM_THREADS": str(spec["threads"])}
+            env = child_env(spec)
             running.append(
                 (
                     i,
@@ -589,6 +610,7 @@ def run_config(
                     "device": args.device,
                     "threads": args.threads,
                     "calls": args.mem_calls,
+                    "mmap_threshold": args.mmap_threshold,
                 }
                 for w, n in keys
             ]
@@ -711,7 +733,13 @@ def _run_line(i: int, run: dict[str, Any]) -> str:
     )
     memory = (
         f"peak RSS growth over {a['mem_calls']} calls, median of {a['mem_procs']} fresh processes "
-        f"({', '.join(a['rss_passes'])})"
+        f"({', '.join(a['rss_passes'])}"
+        + (
+            f"; glibc MALLOC_MMAP_THRESHOLD_={a['mmap_threshold']}"
+            if a.get("mmap_threshold")
+            else "; glibc's default malloc settings"
+        )
+        + ")"
         if a["mem_procs"]
         else "no RSS processes"
     )
@@ -879,6 +907,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     p.add_argument("--mem-jobs", type=int, default=3, help="RSS child processes run at a time")
     p.add_argument(
+        "--mmap-threshold",
+        type=int,
+        default=DEFAULT_MMAP_THRESHOLD,
+        help="glibc's MALLOC_MMAP_THRESHOLD_ in the RSS child processes, in bytes (0: glibc's default, "
+        f"a dynamic threshold); default {DEFAULT_MMAP_THRESHOLD}",
+    )
+    p.add_argument(
         "--not-run-reason",
         default="not selected for this run",
         help="why the configurations of the full matrix that were not selected did not run",
@@ -962,6 +997,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
             "mem_procs": args.mem_procs if args.memory else 0,
             "mem_calls": args.mem_calls,
             "rss_passes": list(args.rss_passes),
+            "mmap_threshold": args.mmap_threshold,
         },
     }
     return {
@@ -1041,6 +1077,8 @@ def main(argv: list[str] | None = None) -> int:
                 except (OSError, ValueError) as err:
                     raise UsageError(f"{out}: cannot read a results file: {err}") from None
             args.rss_passes = _split(args.rss_passes, list(PASSES), "rss-passes")
+            if args.mmap_threshold < 0:
+                raise UsageError(f"--mmap-threshold: {args.mmap_threshold} is negative (0: glibc's default)")
             results = run(args, argv)
             if old is not None:
                 results = merge(old, results, args.not_run_reason)
