@@ -81,6 +81,16 @@ def test_render_marks_targets(bench: ModuleType) -> None:
     assert bench._other_cell(row, "ours") == "loop ÷ ours: 10.00× ✓ / 5.00× ✗; loop ÷ einsum: 6.00× / 2.00×"
 
 
+def test_median_interval_matches_the_binomial_tables(bench: ModuleType) -> None:
+    """Order-statistic intervals for the median (e.g. Conover, Practical Nonparametric Statistics):
+    n = 10 → ranks 2 and 9 (coverage 1 - 2·11/1024), n = 15 → ranks 4 and 12 (1 - 2·576/32768),
+    n = 5 → no 95 % interval: the whole range (1 - 2/32)."""
+    xs = [float(i) for i in range(1, 16)]
+    assert bench.median_interval(xs[:10]) == (2.0, 9.0, 1 - 2 * 11 / 1024)
+    assert bench.median_interval(xs) == (4.0, 12.0, 1 - 2 * 576 / 32768)
+    assert bench.median_interval([3.0, 1.0, 5.0, 2.0, 4.0]) == (1.0, 5.0, 1 - 2 / 32)
+
+
 def test_misses_lists_each_cell_outside_the_targets(bench: ModuleType) -> None:
     def row(layer: str, primary: str, fwd: float, fwdbwd: float, **extra: object) -> dict:
         return {
@@ -100,6 +110,16 @@ def test_misses_lists_each_cell_outside_the_targets(bench: ModuleType) -> None:
         "mlp small float32 eager: fwdbwd time 1.06, fwd live peak 1.20",
         "hyperLinear small float32 eager: fwdbwd time 1.11, fwd only 4.00× faster than the loop",
     ]
+    # with the rounds, each time miss says whether its interval reaches down to the target
+    results["rows"][0]["rounds"] = {
+        "fwd": {"ours": [1.0] * 5, "pytorch": [1.0] * 5},
+        "fwdbwd": {"ours": [1.0, 1.06, 1.07, 1.08, 1.2], "pytorch": [1.0] * 5},
+    }
+    assert bench.misses(results)[0] == (
+        "mlp small float32 eager: fwdbwd time 1.06 (interval 1.00–1.20 includes 1.05), fwd live peak 1.20"
+    )
+    results["rows"][0]["rounds"]["fwdbwd"]["ours"][0] = 1.051
+    assert "(interval 1.05–1.20 lies above 1.05)" in bench.misses(results)[0]
 
 
 def test_quick_run_end_to_end(tmp_path: Path, bench: ModuleType) -> None:
