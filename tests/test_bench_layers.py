@@ -93,10 +93,10 @@ def test_median_interval_matches_the_binomial_tables(bench: ModuleType) -> None:
 
 def test_misses_lists_each_cell_outside_the_targets(bench: ModuleType) -> None:
     def row(layer: str, primary: str, fwd: float, fwdbwd: float, **extra: object) -> dict:
+        ratio = {"fwd": {f"ours/{primary}": fwd}, "fwdbwd": {f"ours/{primary}": fwdbwd}}
         return {
-            "layer": layer, "size": "small", "dtype": "float32", "mode": "eager", "ours": ["ours", "ours-literal"],
-            "primary": primary, "ratio": {"fwd": {f"ours/{primary}": fwd}, "fwdbwd": {f"ours/{primary}": fwdbwd}},
-            **extra,
+            "layer": layer, "size": "small", "dtype": "float32", "mode": "eager",
+            "ours": ["ours", "ours-literal"], "primary": primary, "ratio": ratio, **extra,
         }
 
     live = {"fwd": {"ours": 120, "pytorch": 100}, "fwdbwd": {"ours": 110, "pytorch": 100}}
@@ -104,7 +104,9 @@ def test_misses_lists_each_cell_outside_the_targets(bench: ModuleType) -> None:
         row("mlp", "pytorch", 1.05, 1.06, live_bytes=live),
         row("moe", "top1-dispatch", 1.10, 0.9),
         {**row("hyperLinear", "einsum", 1.0, 1.0), "ratio": {
-            "fwd": {"ours/einsum": 1.0, "ours/loop": 0.25}, "fwdbwd": {"ours/einsum": 1.11, "ours/loop": 0.1}}},
+            "fwd": {"ours/einsum": 1.0, "ours/loop": 0.25},
+            "fwdbwd": {"ours/einsum": 1.11, "ours/loop": 0.1},
+        }},
     ]}
     assert bench.misses(results) == [
         "mlp small float32 eager: fwdbwd time 1.06, fwd live peak 1.20",

@@ -310,8 +310,8 @@ def test_dispatch_compiles_fullgraph_when_dynamo_may_trace_dynamic_sizes() -> No
         torch._dynamo.reset()
         graphs: list[torch.fx.GraphModule] = []
 
-        def backend(gm: torch.fx.GraphModule, _inputs: object) -> object:
-            graphs.append(gm)
+        def backend(gm: torch.fx.GraphModule, _inputs: object, seen: list = graphs) -> object:
+            seen.append(gm)
             return gm.forward
 
         with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=flag):
