@@ -2,8 +2,7 @@
 
 Not a test. Run ``python bench/bench_layers.py [options]``; ``--help`` lists them. For every layer, size,
 dtype and mode (eager, or ``torch.compile`` in its default mode, with Dynamo's
-``capture_dynamic_output_shape_ops`` on so that both our ``copair`` dispatch and the hand-written top-1
-dispatch are traced with their data-dependent row counts instead of breaking the graph: see
+``capture_dynamic_output_shape_ops`` on, so that our ``copair`` runs its dispatch when compiled: see
 :data:`COMPILED_DYNAMO_CONFIG`) it times these candidates on the same weights and inputs, in one process:
 
 * ``ours``: the optimised realisation, ``compile_term(term, literal=False)``; only where
@@ -89,10 +88,10 @@ from pybridge.torch import compile_term, runtime  # noqa: E402
 
 LAYERS = ("mlp", "glu", "attention", "encoderBlock", "moe", "hyperLinear")
 MODES = ("eager", "compiled")
-#: Dynamo settings of the compiled mode (recorded in each compiled row). With them, the ``nonzero`` of a
-#: dispatch gets an unbacked symbolic size: ``moe``'s ``ours`` compiles its dispatch (otherwise the
-#: emitted code falls back to its masked form, every expert on every row) and ``top1-dispatch`` compiles
-#: without graph breaks.
+#: Dynamo settings of the compiled mode (recorded in each compiled row). With them, Dynamo can trace the
+#: data-dependent size of a dispatch's ``nonzero``, so that ``moe``'s ``ours`` runs its dispatch when
+#: compiled (without them the emitted code runs its masked form, every expert on every row); the
+#: counterparts are compiled under the same settings.
 COMPILED_DYNAMO_CONFIG = {"capture_dynamic_output_shape_ops": True}
 PASSES = ("fwd", "fwdbwd")
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -108,11 +107,13 @@ TIME_TARGET_DEFAULT = 1.05
 MEMORY_TARGET = 1.10
 #: glibc's mmap threshold in the RSS child processes. glibc's default threshold is dynamic: it rises
 #: to the size of a freed mmapped block, after which tensor-sized blocks come from the heap and stay
-#: there after ``free``, so a process's peak RSS depends on the order of its frees (measured: the same
-#: candidate's forward gave 16.4 or 40.4 MiB from one fresh process to the next, in steps of 4–8 MiB).
-#: A fixed threshold of 64 KiB sends every block of 64 KiB or more to its own mapping, returned to the
-#: system on ``free``: the peak growth then follows the live tensors (spread under 0.3 MiB over 4
-#: processes, and within 0.4 MiB of the live-tensor peak in the forward passes measured).
+#: there after ``free``, so a process's peak RSS depends on the order of its frees (in the results
+#: committed at 3a015f6, run 0: mlp's ``ours`` forward, small float32, grew by 40.4, 40.4 and 32.4 MiB
+#: in three fresh processes; its live-tensor peak is 16.0 MiB). A fixed threshold of 64 KiB sends every
+#: block of 64 KiB or more to its own mapping, returned to the system on ``free``, so that the peak
+#: growth follows the live tensors (run 2: 16.4, 16.3, 16.4 MiB for the same case;
+#: tests/test_bench_layers.py checks two processes agree within 1 MiB and lie between the live peak
+#: and 4 MiB above it, for an mlp forward).
 DEFAULT_MMAP_THRESHOLD = 65536
 
 #: hyperLinear: the per-sample loop must take at least this many times as long as ours.

@@ -279,7 +279,8 @@ def test_dispatch_of_general_branches_equals_the_literal_tree(kind: str) -> None
 @pytest.mark.parametrize("kind", ["linear", "nested"])
 def test_dispatch_is_traced_by_fx_and_export(kind: str) -> None:
     """torch.fx (symbolic tracing, which cannot index-assign or unpack a traced shape) and torch.export
-    (strict and non-strict) capture the dispatch; each captured program equals eager."""
+    (strict and non-strict) capture the dispatch (each captured program calls ``nonzero``, which the
+    masked form does not), and each captured program equals eager exactly."""
     branch = T.Linear(pre=(), m=3, n=3) if kind == "linear" else DISPATCH_BRANCHES["nested"]
     _, fast = _pair(_routed(3, 3, branch))
     x = torch.randn(11, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
@@ -291,13 +292,14 @@ def test_dispatch_is_traced_by_fx_and_export(kind: str) -> None:
             torch.export.export(fast, (x,), strict=True).module(),
         ]
         for module in captured:
+            assert "nonzero" in module.code
             assert (module(x) - want).abs().max().item() == 0.0
 
 
 def test_dispatch_compiles_fullgraph_when_dynamo_may_trace_dynamic_sizes() -> None:
     """With ``capture_dynamic_output_shape_ops`` on, ``torch.compile(fullgraph=True)`` traces the dispatch
-    itself (each expert on its own rows, counted through ``F.linear``); with it off, the masked form.
-    Both equal eager at float64 ≤ 1e-10."""
+    itself (the captured graph calls ``nonzero``); with it off, the masked form (no ``nonzero``). Both
+    equal eager at float64 ≤ 1e-10."""
     import torch._dynamo
 
     term, sig = instantiate("moe", {"d": 4, "experts": 3})
