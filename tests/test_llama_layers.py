@@ -360,11 +360,7 @@ def test_exact_reference_binds_seq_from_the_input() -> None:
 
 
 def test_emitted_files_from_torch_match_transformers(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    import importlib.util
-
-    from typer.testing import CliRunner
-
-    from pybridge.cli import app
+    from emitted import emit_and_import
 
     cases = {  # the emitted file's from_torch takes the transformers module the reference wraps
         "gqa": (["-p", "d_model=16", "-p", "heads=4", "-p", "kv_heads=2", "-p", "head_dim=4"],
@@ -374,13 +370,7 @@ def test_emitted_files_from_torch_match_transformers(tmp_path) -> None:  # type:
                               lambda ref: ref.layer),
     }
     for name, (params, build, inner) in cases.items():
-        out = tmp_path / f"{name}.py"
-        res = CliRunner().invoke(app, ["emit", name, *params, "-o", str(out)])
-        assert res.exit_code == 0, res.output
-        spec = importlib.util.spec_from_file_location(name, out)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        module = emit_and_import(tmp_path, name, params)
         torch.manual_seed(0)
         ref = build()
         layer = module.Layer.from_torch(inner(ref))

@@ -6,7 +6,6 @@ its exit code, never a crash, a hang, or code run from a string."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from pybridge.errors import BridgeError, LeanParseError, ShapeError, UnknownLaye
 from pybridge.laws.checks import CROSS
 from pybridge.lean.catalogue import load_catalogue, load_external
 from pybridge.spec import terms as T
+from tests.test_hostile import repo_copy
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests/fixtures"
@@ -228,7 +228,7 @@ def test_definitions_of_imported_files_beside_the_file(tmp_path: Path) -> None:
 
 
 def test_a_zoo_file_uses_definitions_of_a_repository_file_it_imports(tmp_path: Path) -> None:
-    root = _repo_copy(tmp_path)
+    root = repo_copy(tmp_path)
     (root / "Formal/Network/MyHelpers.lean").write_text(
         "import Formal.Network.Derived\n\n/-! Helpers. -/\n\nnamespace Formal.Arch\n\nopen scoped Formal.Arch\n\n"  # noqa: E501
         "def reluTwice (s : List Nat) : Arch (.tensor s) (.tensor s) := Arch.relu s ≫ Arch.relu s\n\n"
@@ -244,15 +244,6 @@ def test_a_zoo_file_uses_definitions_of_a_repository_file_it_imports(tmp_path: P
     (root / "Formal/Zoo/Twice.lean").write_text(zoo, encoding="utf-8")
     term, _ = load_catalogue(root).instantiate("twiceRelu", {"d": 2})
     assert term == T.Comp(f=T.ReLU(s=(2,)), g=T.ReLU(s=(2,)))
-
-
-def _repo_copy(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir(parents=True)
-    for name in ("lakefile.lean", "lean-toolchain", "Formal.lean"):
-        shutil.copy(REPO / name, root / name)
-    shutil.copytree(REPO / "Formal", root / "Formal")
-    return root
 
 
 # --- the CLI: a broken definition affects that definition only; files outside the repository ---------
@@ -312,7 +303,7 @@ def test_a_broken_definition_does_not_stop_the_others(
 def test_a_broken_zoo_definition_does_not_stop_the_zoo(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = _repo_copy(tmp_path)
+    root = repo_copy(tmp_path)
     zoo = BROKEN_BESIDE.replace("(d : Nat)", "(d : Nat)")
     text = HEAD.replace("namespace Mine", "namespace Formal.Zoo") + zoo + "end Formal.Zoo\n"
     (root / "Formal/Zoo/Broken.lean").write_text(text, encoding="utf-8")

@@ -4,12 +4,12 @@ on each (small parameters keep the probe and the capture fast)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 import torch
+from emitted import emit_and_import
 from typer.testing import CliRunner
 from zoo_terms_a import causal_attention, rms_norm, swiglu
 
@@ -90,13 +90,7 @@ def test_emitted_files_from_torch_match_transformers(tmp_path: Path) -> None:
         "swiglu": (["-p", "d=8", "-p", "d_ff=16"], lambda dt: hf.llama_mlp(8, 16, dtype=dt)),
     }
     for name, (params, build) in cases.items():
-        out = tmp_path / f"{name}.py"
-        res = runner.invoke(app, ["emit", name, *params, "-o", str(out)])
-        assert res.exit_code == 0, res.output
-        spec = importlib.util.spec_from_file_location(name, out)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        module = emit_and_import(tmp_path, name, params)
         torch.manual_seed(0)
         ref = build(torch.float32)
         # Layer.from_torch takes the transformers module itself (the one the reference wraps)
