@@ -631,8 +631,9 @@ def _mark(value: float, ok: bool) -> str:
 def median_interval(values: list[float], level: float = 0.95) -> tuple[float, float, float]:
     """A distribution-free confidence interval for the median of ``values`` (i.i.d. rounds): the order
     statistics ``x_(k)`` and ``x_(n-k+1)`` with the largest ``k`` whose two tails of the binomial
-    distribution B(n, 1/2) below ``k`` add up to at most ``1 - level``; with too few values for that
-    (fewer than 6 at 95 %), the whole range. Returns (low, high, the interval's exact coverage)."""
+    distribution B(n, 1/2) below ``k`` add up to at most ``1 - level``, and at least ``k = 1``, the whole
+    range (at 95 %: ``k = 1`` for fewer than 9 values, whose coverage falls below the level for fewer
+    than 6). Returns (low, high, the interval's exact coverage)."""
     xs = sorted(values)
     n = len(xs)
     tail, k = 0.0, 0
@@ -644,6 +645,20 @@ def median_interval(values: list[float], level: float = 0.95) -> tuple[float, fl
     k = max(k, 1)  # k = 1 is the whole range, with coverage 1 - 2 / 2^n
     cover = 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2**n
     return xs[k - 1], xs[n - k], cover
+
+
+def _coverages(results: dict[str, Any]) -> str:
+    """The exact coverage of ``median_interval`` for each number of rounds in the results' rows."""
+    counts = sorted(
+        {len(next(iter(r["rounds"][w].values()))) for r in results["rows"] for w in r.get("rounds", {})},
+        reverse=True,
+    )
+    parts = []
+    for n in counts:
+        low, high, cover = median_interval([float(i) for i in range(n)])
+        whole = " (the whole range)" if (low, high) == (0.0, float(n - 1)) else ""
+        parts.append(f"{100 * cover:.1f} % with {n} rounds{whole}")
+    return ", ".join(parts) if parts else "no rounds recorded"
 
 
 def _round_ratios(row: dict[str, Any], ours: str, which: str) -> list[float] | None:
@@ -810,7 +825,7 @@ def render_block(results: dict[str, Any]) -> str:
         "",
         "Time cells: median over the rounds of the per-round ratio ours / counterpart, and in brackets a "
         "distribution-free confidence interval for that median (order statistics of the per-round "
-        "ratios: 97.9 % with 10 rounds, 93.8 % with 5, where it is their whole range). Memory cells, "
+        f"ratios; its coverage: {_coverages(results)}). Memory cells, "
         "fwd / fwd+bwd: ratio of the median peak RSS growths, and of one call's live-tensor peaks. "
         "✓: within issue 13's target (time ≤ 1.05, `moe` and `hyperLinear` ≤ 1.10; "
         f"memory ≤ {MEMORY_TARGET:.2f}; `hyperLinear` ≥ {LOOP_SPEEDUP_TARGET:.0f}× faster than the loop); "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -90,6 +91,18 @@ def test_median_interval_matches_the_binomial_tables(bench: ModuleType) -> None:
     assert bench.median_interval(xs) == (4.0, 12.0, 1 - 2 * 576 / 32768)
     assert bench.median_interval([3.0, 1.0, 5.0, 2.0, 4.0]) == (1.0, 5.0, 1 - 2 / 32)
 
+
+
+def test_coverage_text_follows_the_round_counts_of_the_rows(bench: ModuleType) -> None:
+    """The README's coverage sentence names each round count present, with the binomial coverage:
+    n = 31 → ranks 10 and 22, 1 - 2·P(B(31, 1/2) ≤ 9); n = 5 → the whole range, 1 - 2/32."""
+    def row(n: int) -> dict:
+        return {"rounds": {"fwd": {"ours": [1.0] * n, "pytorch": [1.0] * n}}}
+
+    p31 = sum(math.comb(31, i) for i in range(10)) / 2**31
+    text = bench._coverages({"rows": [row(5), row(31), row(5)]})
+    assert text == f"{100 * (1 - 2 * p31):.1f} % with 31 rounds, 93.8 % with 5 rounds (the whole range)"
+    assert text.startswith("97.1 %")
 
 def test_misses_lists_each_cell_outside_the_targets(bench: ModuleType) -> None:
     def row(layer: str, primary: str, fwd: float, fwdbwd: float, **extra: object) -> dict:
