@@ -425,10 +425,14 @@ def _free_dead(body: list[str], result: str) -> list[str]:
             for name in _VAR.findall(group[0].split(" = ", 1)[0]):
                 defined.setdefault(name, i)
     keep = set(_VAR.findall(result))
+    dies: dict[int, list[str]] = {}  # group index → the variables whose last use it is
+    for name in defined:
+        if name not in keep:
+            dies.setdefault(last[name], []).append(name)
     out: list[str] = []
     for i, group in enumerate(groups):
         out.extend(group)
-        dead = sorted((n for n in defined if last[n] == i and n not in keep), key=lambda n: int(n[1:]))
+        dead = sorted(dies.get(i, ()), key=lambda n: int(n[1:]))
         if dead:
             out.append(f"        del {', '.join(dead)}")
     return out
