@@ -62,14 +62,21 @@ def require_check_memory(name: str, params: dict[str, int] | None) -> None:
     """Stop with exit 14 before ``check_layer(name, params)`` when one of its configurations would
     exceed the memory limit (it runs float64 at batch ≤ 3 and run-time sizes ≤ 4, our layer in both
     realisations and its reference)."""
+    import torch
+
     from pybridge import budget, zoo
-    from pybridge.laws.checks import configurations
+    from pybridge.laws.checks import configurations, counterpart_bytes
 
     configs = {"given": params} if params else configurations(name)
+    info = zoo.info(name)
     for cfg in configs.values():
         term, _ = zoo.instantiate(name, cfg)
-        dims = {d: 4 for d in zoo.info(name).runtime_dims} | cfg
-        budget.require(budget.estimate(term, dims=dims, batch=3, dtype_bytes=8, copies=3), f"checking {name}")
+        dims = {d: 4 for d in info.runtime_dims} | cfg
+        est = budget.estimate(term, dims=dims, batch=3, dtype_bytes=8, copies=3)
+        if info.pytorch:  # its module, built on the meta device: nothing is allocated to measure it
+            extra = counterpart_bytes(info.pytorch, cfg, torch.float64)
+            est = budget.Estimate(est.weights + extra, est.activations, est.modules + 1)
+        budget.require(est, f"checking {name}")
 
 
 def _counterpart_text(layer: object) -> str:
@@ -267,7 +274,18 @@ def register(app: typer.Typer) -> None:
     @app.command("check")
     @user_errors
     def check_cmd(
-        name: str, params: ParamOpt = None, as_json: JsonOpt = False, max_memory: MemOpt = None
+        name: str,
+        params: ParamOpt = None,
+        as_json: JsonOpt = False,
+        max_memory: MemOpt = None,
+        import_references: Annotated[
+            bool,
+            typer.Option(
+                "--import-references",
+                help="Import the Python module that a Reference: line names outside pybridge "
+                "(this runs that module's code; without it, such a layer stops with exit 2).",
+            ),
+        ] = False,
     ) -> None:
         """Run a layer's numerical checks against its counterparts (or the exact interpreter of Arch.eval
         when it has none) and print a table. NAME: a Zoo layer or path/File.lean:NAME."""
@@ -276,7 +294,7 @@ def register(app: typer.Typer) -> None:
         apply_max_memory(max_memory)
         given = parse_params(params)
         require_check_memory(name, given or None)
-        results = check_layer(name, given or None)
+        results = check_layer(name, given or None, import_references=import_references)
         failed = [r for r in results if not r.passed]
         if as_json:
             typer.echo(json.dumps([{**r.__dict__, "passed": r.passed} for r in results], indent=2))

@@ -411,7 +411,9 @@ def test_a_reference_function_is_imported_called_and_checked(
     float32 ≤ 1e-5."""
     from pybridge.laws.checks import check_layer
 
-    results = check_layer(reference_layer(tmp_path, f"Reference: `refpkg.layers:{function}`") + ":rl")
+    results = check_layer(
+        reference_layer(tmp_path, f"Reference: `refpkg.layers:{function}`") + ":rl", import_references=True
+    )
     assert results and all(r.passed for r in results)
     assert {r.reference for r in results if r.realisation != CROSS} == {f"refpkg.layers:{function}"}
     assert {r.dtype for r in results} == {"float64", "float32"}
@@ -423,10 +425,10 @@ def test_a_reference_that_differs_fails_the_check(
     from pybridge.laws.checks import check_layer
 
     path = reference_layer(tmp_path, "Reference: `refpkg.layers:relu_linear_off`")
-    results = [r for r in check_layer(path + ":rl") if r.realisation != CROSS]
+    results = [r for r in check_layer(path + ":rl", import_references=True) if r.realisation != CROSS]
     assert results and not any(r.passed for r in results)
     assert min(r.max_abs_error for r in results) == pytest.approx(1e-3, rel=1e-3)
-    code, _, err = cli(capsys, "check", path + ":rl")
+    code, _, err = cli(capsys, "check", path + ":rl", "--import-references")
     assert code == 9 and "checks exceed their tolerance" in err
 
 
@@ -434,7 +436,7 @@ def test_pytorch_and_reference_lines_are_both_checked(tmp_path: Path, refpkg: No
     from pybridge.laws.checks import check_layer
 
     line = "PyTorch: `torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Linear(d, d))`\n\nReference: `refpkg.layers:relu_linear`"  # noqa: E501
-    checked = check_layer(reference_layer(tmp_path, line) + ":rl", {"d": 3})
+    checked = check_layer(reference_layer(tmp_path, line) + ":rl", {"d": 3}, import_references=True)
     results = [r for r in checked if r.realisation != CROSS]
     assert {r.reference for r in results} == {
         "torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Linear(d, d))",
@@ -472,7 +474,7 @@ def test_the_users_reference_code_is_contained(
 ) -> None:
     """Whatever the reference code does is exit 16 with one line; this process never exits for it."""
     path = reference_layer(tmp_path, f"Reference: `{spec}`")
-    code, out, err = cli(capsys, "check", path + ":rl", "-p", "d=2")
+    code, out, err = cli(capsys, "check", path + ":rl", "-p", "d=2", "--import-references")
     assert code == 16, err
     assert err.startswith(f"error: Reference {spec}") and err.count("\n") == 1 and "Traceback" not in err
     function = spec.rpartition(":")[2]
@@ -496,21 +498,25 @@ def test_a_reference_may_declare_the_dtypes_it_is_faithful_in(
     from pybridge.laws.checks import EXACT_NAME, check_layer
 
     path = reference_layer(tmp_path, "Reference: `refpkg.layers:relu_linear_f32`") + ":rl"
-    results = [r for r in check_layer(path, {"d": 3}) if r.realisation != CROSS]
+    results = [r for r in check_layer(path, {"d": 3}, import_references=True) if r.realisation != CROSS]
     by_dtype = {d: {r.reference for r in results if r.dtype == d} for d in ("float32", "float64")}
     assert by_dtype == {"float32": {"refpkg.layers:relu_linear_f32"}, "float64": {EXACT_NAME}}
     assert len(results) == 8 and all(r.passed for r in results)
-    code, out, _ = cli(capsys, "check", path, "-p", "d=3")
+    code, out, _ = cli(capsys, "check", path, "-p", "d=3", "--import-references")
     assert code == 0 and "refpkg.layers:relu_linear_f32 is compared in float32 only" in out
     with pytest.raises(CheckFailed, match="no reference was compared in torch.float64"):
-        check_layer(path, {"d": 3}, dtypes=(torch.float64,))
+        check_layer(path, {"d": 3}, dtypes=(torch.float64,), import_references=True)
 
 
 def test_reference_weights_that_do_not_fit_are_a_shape_error(tmp_path: Path, refpkg: None) -> None:
     from pybridge.laws.checks import check_layer
 
     with pytest.raises(ShapeError, match="the weights of Reference refpkg.layers:wrong_pairs do not fit"):
-        check_layer(reference_layer(tmp_path, "Reference: `refpkg.layers:wrong_pairs`") + ":rl", {"d": 2})
+        check_layer(
+            reference_layer(tmp_path, "Reference: `refpkg.layers:wrong_pairs`") + ":rl",
+            {"d": 2},
+            import_references=True,
+        )
 
 
 def test_a_reference_string_is_never_evaluated(tmp_path: Path, refpkg: None) -> None:
@@ -521,8 +527,34 @@ def test_a_reference_string_is_never_evaluated(tmp_path: Path, refpkg: None) -> 
     marker = tmp_path / "pwned"
     for spec in (f"os:system('touch {marker}')", "__import__('os').system:x", "refpkg.layers:relu_linear()"):
         with pytest.raises(BridgeError, match="expected package.module:function"):
-            build_module_reference(spec, {"d": 2}, torch.float64)
+            build_module_reference(spec, {"d": 2}, torch.float64, import_references=True)
     assert not marker.exists()
+
+
+def test_a_reference_outside_pybridge_is_imported_only_when_asked(
+    tmp_path: Path, refpkg: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Lean file chooses the module its `Reference:` line names, and importing a module runs its
+    code: without --import-references, check stops with exit 2 before importing it (the module's
+    import side effect, a marker file, does not happen); pybridge's own references need no flag."""
+    import sys
+
+    pkg = tmp_path / "sidecar_pkg"
+    pkg.mkdir()
+    marker = tmp_path / "SIDECAR_RAN"
+    (pkg / "__init__.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\ndef make(**kw):\n    raise ValueError\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for spec in ("sidecar_pkg:make", "this:x"):
+        path = reference_layer(tmp_path, f"Reference: `{spec}`")
+        code, out, err = cli(capsys, "check", path + ":rl", "-p", "d=2")
+        assert code == 2 and err.count("\n") == 1, err
+        assert f"error: Reference {spec}: importing" in err and "--import-references" in err
+    assert not marker.exists() and "sidecar_pkg" not in sys.modules
+    path = reference_layer(tmp_path, "Reference: `sidecar_pkg:make`")
+    code, out, err = cli(capsys, "check", path + ":rl", "-p", "d=2", "--import-references")
+    assert code == 16 and marker.exists(), err  # imported (and its function raised) only when asked
 
 
 def test_no_counterpart_is_checked_against_the_exact_interpreter(

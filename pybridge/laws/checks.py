@@ -24,7 +24,15 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from pybridge.errors import BridgeError, CheckFailed, LeanParseError, NotExactError, ShapeError, UserCodeError
+from pybridge.errors import (
+    BridgeError,
+    CheckFailed,
+    LeanParseError,
+    NotExactError,
+    ShapeError,
+    UsageError,
+    UserCodeError,
+)
 from pybridge.laws.references import REFERENCES
 from pybridge.lean.catalogue import REFERENCE_SYNTAX, Catalogue, LayerInfo, catalogue_for
 from pybridge.spec.terms import Term
@@ -80,19 +88,21 @@ _ALLOWED_NN = {
 }
 
 
-def build_counterpart(expr: str, params: dict[str, int], dtype: torch.dtype) -> nn.Module:
-    """Build the module of a ``PyTorch:`` line (``torch.nn.X(args)``, nested) with the layer's parameters.
+#: The longest ``PyTorch:`` expression read (``ast`` recurses on its nesting).
+MAX_COUNTERPART_CHARS = 2000
+#: The largest integer the arithmetic of a ``PyTorch:`` line may produce (as the Lean reader's dimensions).
+MAX_COUNTERPART_INT = 2**62
 
-    Only the ``torch.nn`` classes of :data:`_ALLOWED_NN`, integer arithmetic on parameters and literal
-    constants are accepted; nothing else is evaluated.
-    """
+
+def _counterpart(expr: str, params: dict[str, int], dtype: torch.dtype, device: str | None) -> nn.Module:
+    """The module of a ``PyTorch:`` line built on ``device`` (``"meta"``: shapes only, no memory)."""
 
     def value(node: ast.AST) -> object:
         match node:
             case ast.Constant(value=v) if isinstance(v, int | float | bool | str):
-                return v
+                return _bounded(v, node)
             case ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=v)) if isinstance(v, int | float):
-                return -v
+                return -_bounded(v, node)  # type: ignore[operator]
             case ast.Name(id=name) if name in params:
                 return params[name]
             case ast.BinOp(left=left, op=op, right=right) if isinstance(
@@ -104,7 +114,8 @@ def build_counterpart(expr: str, params: dict[str, int], dtype: torch.dtype) -> 
                     raise BridgeError(
                         f"PyTorch counterpart {expr!r}: {ast.unparse(node)!r} is not integer arithmetic"
                     )
-                return a * b if isinstance(op, ast.Mult) else a + b if isinstance(op, ast.Add) else a // b
+                out = a * b if isinstance(op, ast.Mult) else a + b if isinstance(op, ast.Add) else a // b
+                return _bounded(out, node)
             case ast.Call(func=func, args=args, keywords=keywords):
                 dotted = ast.unparse(func)
                 cls_name = dotted.rsplit(".", 1)[-1]
@@ -115,10 +126,11 @@ def build_counterpart(expr: str, params: dict[str, int], dtype: torch.dtype) -> 
                 kwargs = {k.arg: value(k.value) for k in keywords if k.arg}
                 if cls_name not in ("Sequential", "ReLU", "GLU"):
                     kwargs["dtype"] = dtype
+                    kwargs["device"] = device
                 positional = [value(a) for a in args]
                 try:
                     return getattr(nn, cls_name)(*positional, **kwargs)
-                except (TypeError, ValueError, AssertionError, RuntimeError) as err:
+                except (TypeError, ValueError, AssertionError, RuntimeError, OverflowError) as err:
                     given = " ".join(f"{k}={v}" for k, v in params.items())
                     raise ShapeError(
                         f"PyTorch counterpart {ast.unparse(node)} rejects the parameters {given}: "
@@ -126,14 +138,52 @@ def build_counterpart(expr: str, params: dict[str, int], dtype: torch.dtype) -> 
                     ) from None
         raise BridgeError(f"PyTorch counterpart {expr!r}: cannot read {ast.unparse(node)!r}")
 
+    def _bounded(v: object, node: ast.AST) -> object:
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_COUNTERPART_INT:
+            raise BridgeError(
+                f"PyTorch counterpart {expr[:80]!r}: {ast.unparse(node)[:80]!r} exceeds 2^62, larger than "
+                "any tensor dimension"
+            )
+        return v
+
+    if len(expr) > MAX_COUNTERPART_CHARS:
+        raise BridgeError(f"PyTorch counterpart of {len(expr)} characters: at most {MAX_COUNTERPART_CHARS}")
     try:
         tree = ast.parse(expr, mode="eval")
     except SyntaxError:
         raise BridgeError(f"PyTorch counterpart {expr!r} is not a Python expression") from None
-    module = value(tree.body)
+    except (RecursionError, MemoryError):
+        raise BridgeError(f"PyTorch counterpart {expr[:80]!r}…: nested too deeply to read") from None
+    try:
+        module = value(tree.body)
+    except RecursionError:
+        raise BridgeError(f"PyTorch counterpart {expr[:80]!r}…: nested too deeply to read") from None
     if not isinstance(module, nn.Module):
         raise BridgeError(f"PyTorch counterpart {expr!r} does not build a module")
-    return module.to(dtype).eval()
+    return module
+
+
+def counterpart_bytes(expr: str, params: dict[str, int], dtype: torch.dtype) -> int:
+    """Bytes of the parameters and buffers of a ``PyTorch:`` line's module, from its construction on
+    the ``meta`` device (which allocates nothing)."""
+    module = _counterpart(expr, params, dtype, "meta")
+    tensors = itertools.chain(module.parameters(), module.buffers())
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def build_counterpart(expr: str, params: dict[str, int], dtype: torch.dtype) -> nn.Module:
+    """Build the module of a ``PyTorch:`` line (``torch.nn.X(args)``, nested) with the layer's parameters.
+
+    Only the ``torch.nn`` classes of :data:`_ALLOWED_NN`, integer arithmetic on parameters (at most
+    2^62) and literal constants are accepted; nothing else is evaluated. The module is first built on
+    the ``meta`` device, and its weights are allocated only within the memory limit
+    (:mod:`pybridge.budget`, exit 14).
+    """
+    from pybridge import budget
+
+    weights = counterpart_bytes(expr, params, dtype)
+    budget.require(budget.Estimate(weights, 0, 1), f"building the PyTorch counterpart {expr[:80]}")
+    return _counterpart(expr, params, dtype, None).to(dtype).eval()
 
 
 def call_counterpart(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
@@ -192,6 +242,7 @@ def check_layer(
     batches: tuple[int, ...] = (1, 3),
     seqs: tuple[int, ...] = (1, 4),
     seed: int = 0,
+    import_references: bool = False,
 ) -> list[CheckResult]:
     """Compare layer ``name`` with its reference over parameter sets, dtypes, batch sizes and sequence
     lengths. ``params`` replaces the default :func:`configurations` with one set. ``name`` is a Zoo
@@ -201,7 +252,10 @@ def check_layer(
     Both realisations are checked, with the same weights: the optimised straight-line one
     (``compile_term``'s default) and the literal constructor tree, each against every reference, and
     against each other: bit-identical (tolerance 0) when every law applied is strict, within
-    :data:`~pybridge.torch.optimize.LAX_TOLERANCE` when one is lax."""
+    :data:`~pybridge.torch.optimize.LAX_TOLERANCE` when one is lax.
+
+    A ``Reference:`` module outside ``pybridge`` is imported only with ``import_references``
+    (:func:`build_module_reference`)."""
     cat, short = catalogue_for(name)
     info = cat.layer(short)
     configs = {"given": params} if params is not None else configurations(short, cat)
@@ -211,7 +265,7 @@ def check_layer(
         run_seqs: tuple[int | None, ...] = tuple(seqs) if info.runtime_dims else (None,)
         laws = {r.lemma: r.law for r in REWRITES}
         literals: dict[int, nn.Module] = {}
-        for ours, reference, ref_name in _pairs(info, term, cfg, dtype, seed, dtypes):
+        for ours, reference, ref_name in _pairs(info, term, cfg, dtype, seed, dtypes, import_references):
             if id(ours) not in literals:  # the literal tree, with the same weights as ``ours``
                 literals[id(ours)] = compile_term(term, dtype=dtype, literal=True).eval()
                 runtime.load_leaves(literals[id(ours)], leaf_pairs(ours))
@@ -281,7 +335,13 @@ def load_counterpart_weights(ours: nn.Module, counterpart: nn.Module, info: Laye
             f"the PyTorch counterpart of {info.name}, {type(counterpart).__name__}, has no weight "
             f"adapter (pybridge/torch/adapters.py has: {', '.join(sorted(adapters.ADAPTERS))})",
         )
-    runtime.load_leaves(ours, getattr(adapters, adapter_name)(counterpart))
+    try:
+        runtime.load_leaves(ours, getattr(adapters, adapter_name)(counterpart))
+    except (ValueError, TypeError, AttributeError, RuntimeError, KeyError, IndexError) as err:
+        raise ShapeError(
+            f"{info.name}: the weights of its counterpart {type(counterpart).__name__} do not fit the Lean "
+            f"term: {_one_line(err)}"
+        ) from None
 
 
 def _one_line(err: BaseException) -> str:
@@ -290,14 +350,29 @@ def _one_line(err: BaseException) -> str:
     return one_line(err)
 
 
-def build_module_reference(spec: str, params: dict[str, int], dtype: torch.dtype) -> nn.Module:
+def own_reference(spec: str) -> bool:
+    """Whether a ``Reference:`` line names a module of this package (``pybridge`` or below it)."""
+    return spec.partition(":")[0].split(".", 1)[0] == "pybridge"
+
+
+def build_module_reference(
+    spec: str, params: dict[str, int], dtype: torch.dtype, *, import_references: bool = False
+) -> nn.Module:
     """The module of a ``Reference: `package.module:function``` line: the module imported with
     importlib (never a string evaluated), ``function(**params, dtype=dtype)`` called, the result in
-    eval mode. Whatever the user's code raises (``SystemExit`` and ``KeyboardInterrupt`` included), or
-    a result that is not a ``torch.nn.Module``, is :class:`UserCodeError` (exit 16)."""
+    eval mode. Importing a module runs its code, and the line comes from a Lean file: a module outside
+    ``pybridge`` is imported only with ``import_references`` (``check --import-references``), else
+    :class:`UsageError` (exit 2) before anything is imported. Whatever the user's code raises
+    (``SystemExit`` and ``KeyboardInterrupt`` included), or a result that is not a
+    ``torch.nn.Module``, is :class:`UserCodeError` (exit 16)."""
     if not REFERENCE_SYNTAX.fullmatch(spec):
         raise BridgeError(f"Reference {spec!r}: expected package.module:function (Python identifiers)")
     module_name, _, fn_name = spec.partition(":")
+    if not (import_references or own_reference(spec)):
+        raise UsageError(
+            f"Reference {spec}: importing {module_name!r} would run its code; check imports a module that "
+            "a Lean file names outside pybridge only with --import-references"
+        )
     try:
         module = importlib.import_module(module_name)
     except BaseException as err:  # noqa: BLE001 - the user's code, contained (see the docstring)
@@ -422,6 +497,7 @@ def _pairs(
     dtype: torch.dtype,
     seed: int,
     run_dtypes: tuple[torch.dtype, ...] = DTYPES,
+    import_references: bool = False,
 ) -> list[tuple[nn.Module, Reference, str]]:
     """For each counterpart: our compiled layer (seeded weights), the reference as a function of the
     input and our output giving the error, and the reference's name. A ``Reference:`` module compared
@@ -444,7 +520,7 @@ def _pairs(
         layer = ours()
         spec = info.module_reference
         torch.manual_seed(seed)
-        ref = build_module_reference(spec, cfg, dtype)
+        ref = build_module_reference(spec, cfg, dtype, import_references=import_references)
         compared_in = reference_dtypes(spec, ref)
         if dtype in compared_in:
             load_module_reference_weights(layer, ref, spec, info)
