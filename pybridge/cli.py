@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import unicodedata
 import warnings
 from collections.abc import Callable
 from functools import wraps
@@ -37,9 +38,33 @@ F = TypeVar("F", bound=Callable[..., Any])
 OUT_OF_MEMORY = 14
 
 
+#: Bidirectional-text controls (embeddings, overrides, isolates): shown escaped, never sent raw.
+_BIDI = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters (line breaks, escape sequences: Unicode category Cc) and
+    bidirectional controls written as ``\\n``, ``\\x1b``, ``\\u202e``, so that an error line stays one
+    line and a terminal receives no control sequence from a name in a user's file."""
+    if text.isprintable() and not _BIDI.intersection(text):
+        return text
+    out = []
+    for ch in text:
+        if ch in _BIDI or unicodedata.category(ch) == "Cc":
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def error_line(message: str) -> None:
+    """Print ``error: message`` on stderr as one line of printable text (:func:`printable`)."""
+    typer.echo(f"error: {printable(message.strip())}", err=True)
+
+
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print ``error: message`` on stderr and return the Exit to raise."""
-    typer.echo(f"error: {message}", err=True)
+    error_line(message)
     return typer.Exit(code)
 
 
@@ -141,11 +166,11 @@ def _run(argv: list[str] | None) -> int:
         typer.echo(ctx.get_help() if ctx else "")
         return 0
     except BridgeError as err:  # raised outside a command (the root options)
-        typer.echo(f"error: {err}", err=True)
+        error_line(str(err))
         return err.exit_code
     except click_errors.UsageError as err:
         where = f"{err.ctx.command_path}: " if err.ctx else ""
-        typer.echo(f"error: {where}{err.format_message().splitlines()[0]}", err=True)
+        error_line(f"{where}{(err.format_message().splitlines() or [''])[0]}")
         return 2
     except typer.Exit as err:
         return int(err.exit_code or 0)
@@ -156,16 +181,15 @@ def _run(argv: list[str] | None) -> int:
         typer.echo("error: interrupted", err=True)
         return INTERRUPTED
     except click_errors.ClickException as err:
-        typer.echo(f"error: {err.format_message().splitlines()[0]}", err=True)
+        error_line((err.format_message().splitlines() or [""])[0])
         return err.exit_code
     except Exception as err:  # a bug in pybridge: still one line, with its own exit status
         if os.environ.get("PYBRIDGE_DEBUG"):
             raise
         text = (str(err).strip().splitlines() or [""])[0][:300]
-        typer.echo(
-            f"error: internal error ({type(err).__name__}: {text}); please report it "
-            "(PYBRIDGE_DEBUG=1 shows the traceback)",
-            err=True,
+        error_line(
+            f"internal error ({type(err).__name__}: {text}); please report it "
+            "(PYBRIDGE_DEBUG=1 shows the traceback)"
         )
         return INTERNAL_ERROR
     return result if isinstance(result, int) else 0

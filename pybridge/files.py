@@ -29,13 +29,14 @@ def write_atomic(path: Path, data: str | bytes, *, force: bool = True) -> None:
     """Write ``data`` (text is written as UTF-8) to ``path`` via a temporary file and a rename.
 
     Never half-writes: on any failure the temporary file is removed and ``path`` is unchanged. Raises
-    :class:`OutputExistsError` when ``path`` exists and ``force`` is false, and :class:`WriteError` when
+    :class:`OutputExistsError` when ``path`` exists (a symbolic link, dangling or not, included) and
+    ``force`` is false, and :class:`WriteError` when
     ``path`` is a directory, or its directory is missing or not writable.
     """
     path = Path(path)
     if path.is_dir():
         raise WriteError(f"{path}: is a directory")
-    if path.exists() and not force:
+    if (path.exists() or path.is_symlink()) and not force:  # a dangling link counts as existing
         raise OutputExistsError(f"{path}: already exists (use --force to replace it)")
     directory = path.parent
     if not directory.is_dir():

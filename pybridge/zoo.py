@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import torch
 
+from pybridge.errors import BridgeError
 from pybridge.lean.catalogue import LayerInfo, catalogue_for, load_catalogue
 from pybridge.spec.shapes import Shape, TensorShape
 from pybridge.spec.terms import Term
@@ -59,7 +60,10 @@ def random_input(
             random_input(shape.a, batch, dtype=dtype, generator=generator, dims=dims),  # type: ignore[union-attr]
             random_input(shape.b, batch, dtype=dtype, generator=generator, dims=dims),
         )  # type: ignore[union-attr]
-    raise ValueError("coproduct inputs have no random sampler")
+    raise BridgeError(
+        "a layer whose input is a coproduct (a tagged value, `.coprod k s`) has no random input to check "
+        "or trace it with: compose it after the `Arch.route` that makes the tag"
+    )
 
 
 def build_example(

@@ -165,3 +165,18 @@ def test_out_of_memory_is_one_line() -> None:
     lines = result.stderr.strip().splitlines()
     # stopped before allocating: the estimate of pybridge.budget exceeds the available memory
     assert len(lines) == 1 and lines[0].startswith("error: checking mlp would need")
+
+
+def test_error_lines_carry_no_control_characters() -> None:
+    """A name with a line break, an ANSI escape sequence and a bidi override (from a user's file or
+    argument) is written escaped: the error is one line and the terminal gets no control sequence."""
+    from pybridge.cli import printable
+
+    name = "evil\nname\x1b[31mRED\u202e"
+    assert printable(name) == "evil\\nname\\x1b[31mRED\\u202e"
+    assert printable("ordinary ≫ ⊗ «name»") == "ordinary ≫ ⊗ «name»"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pybridge.cli", "show", name], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 4 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "\x1b" not in proc.stderr and "\u202e" not in proc.stderr and "evil\\nname\\x1b[31m" in proc.stderr

@@ -153,6 +153,18 @@ def test_write_refuses_to_clobber_and_is_atomic(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["layer.py"]  # no temporary files left
 
 
+def test_a_dangling_link_is_an_existing_output(tmp_path: Path) -> None:
+    """A symbolic link whose target does not exist is not replaced without --force (the link is a file
+    the user made); with --force the link itself is replaced, and nothing is created at its target."""
+    link = tmp_path / "layer.py"
+    link.symlink_to(tmp_path / "nowhere.py")
+    with pytest.raises(OutputExistsError, match="--force"):
+        write_atomic(link, "new\n", force=False)
+    assert link.is_symlink() and not (tmp_path / "nowhere.py").exists()
+    write_atomic(link, "new\n", force=True)
+    assert not link.is_symlink() and link.read_text() == "new\n" and not (tmp_path / "nowhere.py").exists()
+
+
 def test_write_into_missing_or_unwritable_directory(tmp_path: Path) -> None:
     with pytest.raises(WriteError, match="does not exist"):
         write_atomic(tmp_path / "missing" / "x.py", "x\n", force=False)

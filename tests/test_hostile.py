@@ -695,3 +695,94 @@ def test_integer_inputs_beside_a_float_input_are_held_fixed_not_refused(tmp_path
     )
     tgt = load_target(f"{path}:f")
     assert tgt.inputs[1].dtype == torch.int64 and tgt.inputs[1].tolist() == [2, 1]
+
+
+def _counterpart_file(
+    tmp_path: Path, doc_line: str, body: str, ty: str = "(.tensor [d]) (.tensor [d])"
+) -> str:
+    path = tmp_path / "Counterparts.lean"
+    path.write_text(
+        "import Formal.Network.Arch\n\nnamespace Mine\n\nopen Formal\n\n"
+        f"/-- A layer.\n\n{doc_line}\n\nExample: `d=1` -/\n"
+        f"def l (d : Nat) : Arch {ty} :=\n  {body}\n\nend Mine\n"
+    )
+    return f"{path}:l"
+
+
+COUNTERPART_CASES = {
+    # the module of the line is built on the meta device and counted before any weight is allocated
+    "huge module": (
+        "PyTorch: `torch.nn.Sequential(torch.nn.Linear(d, d*4000), torch.nn.Linear(d*4000, d*4000),"
+        " torch.nn.Linear(d*4000, d))`",
+        "Arch.linear [] d d",
+        ["--max-memory", "64M"],
+        14,
+        "checking",
+    ),
+    "wrong number of linears": (
+        "PyTorch: `torch.nn.Sequential(torch.nn.Linear(d, d), torch.nn.Linear(d, d))`",
+        "Arch.linear [] d d",
+        [],
+        5,
+        "do not fit the Lean term: ValueError: expected 1 weight sets, got 2",
+    ),
+    "deep arithmetic": (
+        "PyTorch: `torch.nn.Linear(d" + "*1" * 3000 + ", d)`",
+        "Arch.linear [] d d",
+        [],
+        1,
+        "at most 2000",
+    ),
+    "integer beyond 2^62": (
+        "PyTorch: `torch.nn.Linear(d*99999999999*99999999999, d)`",
+        "Arch.linear [] d d",
+        [],
+        1,
+        "exceeds 2^62",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COUNTERPART_CASES))
+def test_hostile_counterpart_lines_are_one_line_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    """A `PyTorch:` line is the user's text: too large, not fitting the term, too deep or overflowing
+    is a one-line error with its exit code (never exit 70, never an allocation beyond the limit)."""
+    from pybridge import budget, cli
+
+    doc, body, extra, code, message = COUNTERPART_CASES[case]
+    target = _counterpart_file(tmp_path, doc, body)
+    try:
+        with pytest.raises(SystemExit) as info:
+            cli.main([*extra, "check", target])
+    finally:
+        budget.set_limit(None)
+    err = capsys.readouterr().err
+    assert info.value.code == code and err.startswith("error: ") and err.count("\n") == 1, err[-400:]
+    assert message in err
+
+
+@pytest.mark.parametrize("command", ["emit", "check", "site"])
+def test_a_coproduct_input_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """A layer out of a coproduct has no tensor input to emit, check or trace: exit 1, one line."""
+    from pybridge import cli
+
+    target = _counterpart_file(
+        tmp_path,
+        "",
+        "Arch.id (.coprod 2 (.tensor [d]))",
+        "(.coprod 2 (.tensor [d])) (.coprod 2 (.tensor [d]))",
+    )
+    args = {
+        "emit": ["-p", "d=2", "-o", str(tmp_path / "o.py")],
+        "check": ["-p", "d=2"],
+        "site": ["--param", "d=2"],
+    }
+    with pytest.raises(SystemExit) as info:
+        cli.main([command, target, *args[command]])
+    err = capsys.readouterr().err
+    assert info.value.code == 1 and err.count("\n") == 1 and "coproduct" in err, err[-400:]
+    assert not (tmp_path / "o.py").exists()

@@ -17,7 +17,7 @@ import ast
 import inspect
 from functools import cache
 
-from pybridge.errors import EmitError
+from pybridge.errors import BridgeError, EmitError
 from pybridge.lean.catalogue import Catalogue
 from pybridge.spec.shapes import CoprodShape, ProdShape, Shape, TensorShape, format_shape
 from pybridge.torch import adapters, runtime
@@ -91,7 +91,10 @@ def input_spec(shape: Shape) -> object:
     if isinstance(shape, ProdShape):
         return (input_spec(shape.a), input_spec(shape.b))
     assert isinstance(shape, CoprodShape)
-    raise ValueError("a layer whose input is a coproduct cannot be emitted as a standalone layer")
+    raise BridgeError(
+        "a layer whose input is a coproduct (a tagged value, `.coprod k s`) cannot be emitted as a "
+        "standalone layer: emit it composed after the `Arch.route` that makes the tag"
+    )
 
 
 def counterpart_adapter(pytorch: str | None) -> str | None:
