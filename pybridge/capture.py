@@ -4,7 +4,8 @@
 returns, so that a model that captures once works everywhere.
 
 * **torch.export** (the default): ``torch.export.export(module, inputs, strict=False)``, decomposed to the
-  core ATen opset with ``run_decompositions()``. The graph is the exported program's *unlifted* module
+  core ATen opset with ``run_decompositions()``, uninitialised allocations (``empty``) made zeros
+  (:func:`_zero_empty`). The graph is the exported program's *unlifted* module
   (``ExportedProgram.module()``): every ``call_function`` node is a core ATen op (``aten.addmm.default``)
   and parameters, buffers and lifted constants are ``get_attr`` nodes whose targets are the names in the
   export's graph signature (:attr:`Captured.parameters`, :attr:`Captured.buffers`,
@@ -35,7 +36,8 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from pybridge.errors import TargetError
+from pybridge.errors import TargetError, UserCodeError
+from pybridge.targets import _quote, user_code, user_stdout
 
 #: How a model may be captured: ``auto`` tries torch.export and falls back to torch.fx.
 Method = Literal["auto", "export", "fx"]
@@ -111,6 +113,35 @@ def _strip_guards(gm: fx.GraphModule) -> None:
         gm.recompile()
 
 
+def _zero_empty(gm: fx.GraphModule) -> None:
+    """Make every uninitialised allocation (``aten.empty``, ``aten.empty_strided``, ``aten.empty_like``)
+    an allocation of zeros (``aten.full`` / ``aten.full_like`` with ``0``).
+
+    Export's decompositions allocate with ``empty`` and then write into the buffer (circular padding is
+    ``empty`` followed by ``slice_scatter`` and ``copy``): the intermediate values then hold whatever the
+    memory held, and two captures of one model disagree on them. A program whose result depends on
+    uninitialised memory has no determined value anyway, so zeros are one valid realisation; with them
+    the recorded activations are reproducible.
+    """
+    aten = torch.ops.aten
+    changed = False
+    for n in gm.graph.nodes:
+        if n.op != "call_function":
+            continue
+        kwargs = {k: v for k, v in n.kwargs.items() if k != "memory_format"}
+        if n.target is aten.empty.memory_format and len(n.args) == 1:
+            n.target, n.args, n.kwargs = aten.full.default, (n.args[0], 0), kwargs
+        elif n.target is aten.empty_strided.default and len(n.args) == 2:
+            n.target, n.args, n.kwargs = aten.full.default, (n.args[0], 0), kwargs
+        elif n.target is aten.empty_like.default and len(n.args) == 1:
+            n.target, n.args = aten.full_like.default, (n.args[0], 0)
+        else:
+            continue
+        changed = True
+    if changed:
+        gm.recompile()
+
+
 def _export(module: nn.Module, inputs: tuple[Any, ...], decompose: bool) -> Captured:
     import time
 
@@ -130,6 +161,7 @@ def _export(module: nn.Module, inputs: tuple[Any, ...], decompose: bool) -> Capt
     finally:
         logging.disable(previous)
     _strip_guards(gm)
+    _zero_empty(gm)  # type: ignore[arg-type]
     sig = ep.graph_signature
     placeholders = tuple(n.name for n in gm.graph.nodes if n.op == "placeholder")
     return Captured(
@@ -163,30 +195,63 @@ def _fx(module: nn.Module, n_inputs: int) -> Captured:
     )
 
 
+def _eager_check(module: nn.Module, args: tuple[Any, ...], name: str) -> None:
+    """Call ``module(*args)`` once (no gradients); :class:`UserCodeError` when the user's forward raises."""
+    dtypes = sorted({str(a.dtype).removeprefix("torch.") for a in args
+                     if isinstance(a, torch.Tensor) and a.is_floating_point()})
+    where = f" ({', '.join(dtypes)} inputs)" if dtypes else ""
+    with torch.no_grad(), user_code(name, f"the model's forward on the example input{where}"):
+        module(*args)
+
+
+def _fx_contained(module: nn.Module, args: tuple[Any, ...], name: str) -> Captured:
+    """:func:`_fx`; ``SystemExit``/``KeyboardInterrupt`` from the forward become :class:`UserCodeError`."""
+    try:
+        return _fx(module, len(args))
+    except Exception:
+        raise
+    except BaseException as err:  # only the user's forward raises these
+        raise UserCodeError(f"{name}: the model's forward raised {_quote(err)}") from None
+
+
 def capture(module: nn.Module, inputs: Sequence[Any], name: str = "model", *, method: Method = "auto",
             decompose: bool = True) -> Captured:
     """Capture ``module`` (put in eval mode) at the example ``inputs`` (see the module docstring).
 
     ``method``: ``auto`` (torch.export, falling back to torch.fx when export fails), ``export`` or ``fx``.
     Raises :class:`TargetError` with one line when no allowed method captures the model; for export the
-    line names export's error and what to try.
+    line names export's error and what to try. The user's forward is contained: what it prints goes to
+    stderr, and when it raises (``SystemExit`` and ``KeyboardInterrupt`` included, or any exception also
+    raised by a plain eager call after export failed) the error is a one-line :class:`UserCodeError`
+    (exit 16), not a capture failure (exit 8).
     """
-    module = module.eval()
     args = tuple(inputs)
+    with user_code(name, "the model's eval()"):
+        module = module.eval()
     if method == "fx":
-        return _fx(module, len(args))
+        with user_stdout():
+            return _fx_contained(module, args, name)
     try:
-        return _export(module, args, decompose)
+        with user_stdout():
+            return _export(module, args, decompose)
     except Exception as err:  # export raises many kinds (UserError, GuardOnDataDependent, ...)
         export_error = _first_line(err)
+    except BaseException as err:  # SystemExit, KeyboardInterrupt: only the user's forward raises these
+        raise UserCodeError(f"{name}: the model's forward raised {_quote(err)}") from None
+    # Export failed: if the plain eager call fails as well, the user's forward is at fault (exit 16), not
+    # the capture (exit 8).
+    _eager_check(module, args, name)
     hint = ("what to try: the capture already uses strict=False; mark sizes dynamic (torch.export.Dim) "
             "if the model branches on them, remove data-dependent Python control flow, or return "
             "(wrapper, inputs) from the factory with a wrapper module that fixes the keyword inputs")
     if method == "export":
         raise TargetError(f"{name}: torch.export cannot capture the model ({export_error}); {hint}")
     try:
-        cap = _fx(module, len(args))
+        with user_stdout():
+            cap = _fx_contained(module, args, name)
     except TargetError as fx_err:
+        if isinstance(fx_err, UserCodeError):
+            raise
         raise TargetError(
             f"{name}: torch.export cannot capture the model ({export_error}; torch.fx fallback: "
             f"{fx_err.message.split(': ', 1)[-1]}); {hint}"

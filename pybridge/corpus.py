@@ -135,7 +135,7 @@ class CorpusRow(BaseModel):
     verdict: str
     offending_ops: tuple[str, ...]
     probe: str
-    agree: bool
+    agree: bool | None  # None: the probe was inconclusive
     site_objects: int
     thin_raw: bool
     thin_normal: bool
@@ -216,7 +216,7 @@ def row_cells(r: CorpusRow) -> list[str]:
     """The cells of one table row (the last one, seconds, is a measurement of this machine)."""
     ops = ", ".join(r.offending_ops) if r.offending_ops else "—"
     return [
-        f"`{r.model}`", r.capture, str(r.nodes), f"{r.verdict} ({ops})", r.probe, "yes" if r.agree else "NO",
+        f"`{r.model}`", r.capture, str(r.nodes), f"{r.verdict} ({ops})", r.probe, "n/a" if r.agree is None else "yes" if r.agree else "NO",
         str(r.site_objects), f"{'yes' if r.thin_raw else 'no'} / {'yes' if r.thin_normal else 'no'}",
         str(r.largest_omega),
         "all hold" if not r.presheaf_failed else "FAIL: " + "; ".join(r.presheaf_failed),

@@ -10,14 +10,17 @@ No axis is assumed to be a batch axis; integer inputs (token ids, masks) are hel
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
-from pybridge.errors import TargetError, UsageError, UserCodeError
+from pybridge.errors import BridgeError, TargetError, UsageError, UserCodeError
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,37 @@ def _one_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
 
 
+#: The longest exception text a one-line message about the user's code quotes.
+_MAX_QUOTE = 200
+
+
+def _quote(err: BaseException) -> str:
+    text = _one_line(err)
+    return text if len(text) <= _MAX_QUOTE else text[: _MAX_QUOTE - 3] + "..."
+
+
+def user_stdout() -> contextlib.AbstractContextManager[Any]:
+    """Send what the user's code prints to stderr, so that stdout carries only pybridge's own output
+    (``--json`` prints exactly one JSON document)."""
+    return contextlib.redirect_stdout(sys.stderr)
+
+
+@contextlib.contextmanager
+def user_code(name: str, what: str) -> Iterator[None]:
+    """Run the user's code (a model's ``forward``, its factory, its module) contained: its prints go to
+    stderr (:func:`user_stdout`), and anything it raises, ``SystemExit`` and ``KeyboardInterrupt``
+    included, becomes a one-line :class:`UserCodeError` (exit 16): ``NAME: WHAT raised Type: message``.
+    A :class:`BridgeError` raised inside (pybridge's own) passes through unchanged.
+    """
+    try:
+        with user_stdout():
+            yield
+    except BridgeError:
+        raise
+    except BaseException as err:  # noqa: BLE001 - the user's code may raise anything
+        raise UserCodeError(f"{name}: {what} raised {_quote(err)}") from None
+
+
 def _load_factory(spec: str) -> Target:
     path_text, _, factory_name = spec.rpartition(":")
     path = Path(path_text)
@@ -54,7 +88,8 @@ def _load_factory(spec: str) -> Target:
     # The user's code may raise anything, SystemExit and KeyboardInterrupt included: it is reported as
     # the user's error (exit 16), never a traceback and never this process exiting on its behalf.
     try:
-        loader_spec.loader.exec_module(module)
+        with user_stdout():
+            loader_spec.loader.exec_module(module)
     except BaseException as err:  # noqa: BLE001 - see above
         sys.modules.pop(mod_name, None)
         raise UserCodeError(f"{spec}: importing {path_text!r} failed: {_one_line(err)}") from None
@@ -62,11 +97,13 @@ def _load_factory(spec: str) -> Target:
     if not callable(factory):
         raise TargetError(f"{spec}: {path_text!r} has no function {factory_name!r}")
     try:
-        result = factory()
+        with user_stdout():
+            result = factory()
         if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], torch.nn.Module)):
             raise TargetError(f"{spec}: {factory_name}() must return (torch.nn.Module, example_input)")
         model, example = result
-        model = model.eval()
+        with user_stdout():
+            model = model.eval()
     except TargetError:
         raise
     except BaseException as err:  # noqa: BLE001 - the user's factory or its module's eval()

@@ -13,9 +13,21 @@ one grid of step ``h = 2⁻¹⁰`` and reads three grids off it (steps ``h``, ``
   ``h``);
 * first differences: for a continuous map ``max |f(t+h) − f(t)|`` shrinks like ``h``; a jump keeps it
   at the jump's size, so the ratio between the steps ``h`` and ``8h`` is ``≈ 1/8`` or ``≈ 1``;
-* the degree test, on the coarse step ``64h``: a polynomial map of degree ``d`` restricted to a
-  line is a polynomial of degree ``≤ d`` in ``t``, so its differences of order ``d + 1`` vanish
-  (exactly, with dyadic data); a transcendental map has non-vanishing differences of every order;
+* refinement, for a line that is not PL at step ``h``: a PL map with thousands of kinks on the line
+  (a CNN) makes most stencils at ``h`` straddle a kink, which is no evidence of curvature. Four
+  windows of 257 points at step ``h/16`` decide, read at the tolerance scaled by ``(1/16)²`` (a ``C²``
+  map keeps ``|D| ∝ h²`` above it, a linear piece stays at rounding level): all windows with
+  ``≤ 25 %`` non-vanishing stencils, the line is PL (*refined*); a window with ``≥ 75 %``, curvature
+  (*curved*); otherwise *unresolved*. No curved line and some unresolved line make the verdict
+  ``inconclusive``: the probe then neither confirms nor contradicts the syntax. PL pieces shorter
+  than ``h/16`` still read as curvature (then the degree test finds degree ``≤ 1`` and the verdict is
+  ``inconclusive`` as well, or it finds none and says transcendental: that limit is the probe's);
+* the degree test, on the coarse step ``64h`` and on the widest power-of-two step that keeps
+  ``max_degree + 4`` points (``1/2`` by default): a polynomial map of degree ``d`` restricted to a
+  line is a polynomial of degree ``≤ d`` in ``t``, so its differences of order ``d + 1`` vanish at
+  every step (exactly, with dyadic data); a smooth map has ``Δᵏ ≈ f⁽ᵏ⁾ sᵏ``, which at ``s = 1/16``
+  can fall under the tolerance for ``k ≈ 6`` (a GELU encoder passed as degree 5) but not at ``s = 1/2``.
+  A map that is a polynomial to within the tolerance over the whole line still passes;
 * homogeneity: for a map without biases, ``f(2x) = 2ᵈ f(x)`` exactly for a degree-``d``
   homogeneous polynomial (``d = 1`` for a bias-free ReLU network).
 
@@ -28,7 +40,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import torch
 from pydantic import BaseModel, ConfigDict
@@ -42,6 +54,23 @@ _EPS = torch.finfo(torch.float64).eps
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True)
+
+
+#: ``resolved``: PL at step ``h`` (few stencils straddle a kink, their count does not grow with ``8h →
+#: h``); ``refined``: too many kinks to resolve at ``h``, but every refinement window at ``h/16`` is PL;
+#: ``curved``: a refinement window at ``h/16`` has non-vanishing second differences almost everywhere,
+#: at a tolerance scaled by ``(1/16)²`` (curvature seen at two steps: not PL); ``unresolved``: neither,
+#: the kinks are too dense to tell pieces from curvature.
+Pieces = Literal["resolved", "refined", "curved", "unresolved"]
+
+#: Fraction of non-vanishing stencils up to which a grid shows resolved linear pieces, and from which
+#: it shows curvature (in between: unresolved).
+_PL_FRACTION = 0.25
+_CURVED_FRACTION = 0.75
+#: Refinement: step ``h / _REFINE``, ``_WINDOWS`` windows of ``_WINDOW_POINTS`` points each.
+_REFINE = 16
+_WINDOWS = 4
+_WINDOW_POINTS = 257
 
 
 class LineProbe(_Frozen):
@@ -61,24 +90,35 @@ class LineProbe(_Frozen):
     d2_exponent: float | None
     #: Median ``|D|`` at step ``h``.
     d2_median_fine: float
-    #: Smallest ``d`` whose differences of order ``d + 1`` vanish at step ``64h`` (``None``: none up
-    #: to the maximum tested degree).
+    #: Smallest ``d`` whose differences of order ``d + 1`` vanish at step ``64h`` and at the wide step
+    #: (``None``: none up to the maximum tested degree).
     degree: int | None
+    #: What the second differences show along the line (see :data:`Pieces`).
+    pieces: Pieces = "resolved"
+    #: Non-vanishing second differences and stencils in the refinement windows at step ``h/16``
+    #: (``(0, 0)``: no refinement was needed).
+    refined_kinks: int = 0
+    refined_stencils: int = 0
 
 
 class ProbeResult(_Frozen):
     """The probe's verdict and its measurements."""
 
-    cls: ClassLabel
+    #: ``inconclusive``: no line showed curvature, and some line had kinks too dense to resolve.
+    cls: ClassLabel | Literal["inconclusive"]
     #: Piecewise-polynomial degree measured along the lines (``None``: not polynomial).
     degree: int | None
     #: ``d`` with ``f(2x) = 2ᵈ f(x)`` (``None``: not homogeneous of degree ≤ the maximum).
     homogeneity: int | None
     #: Largest kink count (non-vanishing fine second differences) over the lines.
     kinks: int
+    #: How many lines needed the refinement at ``h/16``, and how many stayed unresolved.
+    refined_lines: int = 0
+    unresolved_lines: int = 0
     #: Largest first-difference ratio over the lines.
     jump_ratio: float
-    #: Median fitted exponent of ``|D| ∝ hᵖ`` over the lines (``None``: PL).
+    #: Median fitted exponent of ``|D| ∝ hᵖ`` over the lines, refined and unresolved lines left out
+    #: (``None``: PL).
     d2_exponent: float | None
     #: Steps ``(h, 8h, 64h)`` and the half-length ``T`` of the lines.
     steps: tuple[float, float, float]
@@ -213,6 +253,29 @@ def _nonvanishing(values: torch.Tensor, k: int, scale: float) -> tuple[int, int,
     return int((d > _tol(k, scale)).sum()), d.numel(), d
 
 
+def _degree(values: torch.Tensor, max_degree: int, scale: float) -> int | None:
+    """Least ``d ≤ max_degree`` whose differences of order ``d + 1`` vanish on the degree grid
+    (``values`` at step ``64h``) and on the widest power-of-two sub-grid that keeps ``max_degree + 4``
+    points. A smooth map's ``Δᵏ`` at step ``s`` is ``≈ f⁽ᵏ⁾ sᵏ``: at ``64h = 1/16`` high orders fall under
+    the tolerance (Whisper's encoder passed ``d = 5``), at the wide step (``1/2`` by default) they do
+    not; a polynomial's vanish at every step. At most 25 % of the stencils may fail (a kink or two)."""
+    n = values.shape[0]
+    stride = 1
+    while (n - 1) // (2 * stride) + 1 >= max_degree + 4:
+        stride *= 2
+    grids = [values] if stride == 1 else [values, values[::stride]]
+    for k in range(1, max_degree + 2):
+        ok = True
+        for g in grids:
+            if g.shape[0] <= k:
+                continue
+            nz, m, _ = _nonvanishing(g, k, scale)
+            ok = ok and nz <= 0.25 * m
+        if ok:
+            return k - 1
+    return None
+
+
 def _line(values: torch.Tensor, max_degree: int) -> LineProbe:
     scale = float(values.abs().max()) + 1.0
     fine, coarse, deg = values, values[::8], values[::64]
@@ -225,19 +288,50 @@ def _line(values: torch.Tensor, max_degree: int) -> LineProbe:
     exponent = None
     if med_f > _tol(2, scale) and med_c > _tol(2, scale):
         exponent = math.log2(med_c / med_f) / 3.0
-    degree: int | None = None
-    for k in range(1, max_degree + 2):
-        nz, n, _ = _nonvanishing(deg, k, scale)
-        if nz <= 0.25 * n:
-            degree = k - 1
-            break
     return LineProbe(kinks_fine=nz_f, stencils_fine=n_f, kinks_coarse=nz_c, stencils_coarse=n_c,
                      exact_zeros_fine=int((d2f == 0).sum()), jump_ratio=ratio, d2_exponent=exponent,
-                     d2_median_fine=med_f, degree=degree)
+                     d2_median_fine=med_f, degree=_degree(deg, max_degree, scale))
 
 
 def _is_pl(line: LineProbe) -> bool:
-    return line.kinks_fine <= 0.25 * line.stencils_fine and line.kinks_fine <= 3 * line.kinks_coarse + 8
+    return (line.kinks_fine <= _PL_FRACTION * line.stencils_fine
+            and line.kinks_fine <= 3 * line.kinks_coarse + 8)
+
+
+def _refine(ev: _Evaluator, dirs: list[torch.Tensor | None], line: LineProbe, values: torch.Tensor,
+            half_length: float, h: float) -> LineProbe:
+    """Settle a line that is not PL at step ``h``: PL pieces shorter than a few ``h`` (a CNN has
+    thousands of ReLUs, so thousands of kinks on a line) make most stencils at ``h`` straddle a kink,
+    which is no evidence of curvature. Re-evaluate ``_WINDOWS`` windows of ``_WINDOW_POINTS`` points at
+    step ``h/16`` (centres evenly spread over the line) and read their second differences at the
+    tolerance ``tol · (1/16)²``: a ``C²`` map with ``|D(h)| > tol`` still has ``|D(h/16)| > tol/256``,
+    while on a linear piece ``D`` stays at rounding level. All windows ``≤ 25 %`` non-vanishing:
+    ``refined`` (PL); some window ``≥ 75 %``: ``curved`` (the first such window ends the refinement);
+    otherwise ``unresolved``."""
+    scale = float(values.abs().max()) + 1.0
+    s = h / _REFINE
+    half = (_WINDOW_POINTS - 1) // 2
+    offsets = torch.arange(-half, half + 1, dtype=torch.float64) * s
+    tol = _tol(2, scale) / _REFINE**2
+    fractions: list[float] = []
+    nz_total = n_total = 0
+    for i in range(_WINDOWS):
+        centre = -half_length + (2 * i + 1) * half_length / _WINDOWS
+        v = ev.values(dirs, centre + offsets)
+        scale = max(scale, float(v.abs().max()) + 1.0)
+        d = torch.diff(v, n=2, dim=0).abs().amax(dim=1)
+        nz = int((d > tol).sum())
+        nz_total, n_total = nz_total + nz, n_total + d.numel()
+        fractions.append(nz / d.numel())
+        if fractions[-1] >= _CURVED_FRACTION:  # one curved window settles it (and saves evaluations)
+            break
+    if all(f <= _PL_FRACTION for f in fractions):
+        pieces: Pieces = "refined"
+    elif any(f >= _CURVED_FRACTION for f in fractions):
+        pieces = "curved"
+    else:
+        pieces = "unresolved"
+    return line.model_copy(update={"pieces": pieces, "refined_kinks": nz_total, "refined_stencils": n_total})
 
 
 def _homogeneity(ev: _Evaluator, max_degree: int) -> int | None:
@@ -264,8 +358,11 @@ def probe_line(model: nn.Module, inputs: Sequence[torch.Tensor], directions: Seq
 
     ``directions[i]`` is ``None`` for an input that stays fixed.
     """
-    _, ts = _grid(half_length, fine_exponent)
-    return _line(_Evaluator(model, list(inputs), name).values(list(directions), ts), max_degree)
+    h, ts = _grid(half_length, fine_exponent)
+    ev = _Evaluator(model, list(inputs), name)
+    values = ev.values(list(directions), ts)
+    line = _line(values, max_degree)
+    return line if _is_pl(line) else _refine(ev, list(directions), line, values, half_length, h)
 
 
 def probe(module: nn.Module, inputs: Sequence[torch.Tensor], *, lines: int = 3, half_length: float = 2.0,
@@ -290,24 +387,38 @@ def probe(module: nn.Module, inputs: Sequence[torch.Tensor], *, lines: int = 3, 
                 dirs.append(torch.randint(-8, 9, x.shape, generator=gen).to(torch.float64) / 8)
             else:
                 dirs.append(None)
-        results.append(_line(ev.values(dirs, ts), max_degree))
+        values = ev.values(dirs, ts)
+        line = _line(values, max_degree)
+        if not _is_pl(line):
+            line = _refine(ev, dirs, line, values, half_length, h)
+        results.append(line)
     homog = _homogeneity(ev, max_degree)
 
     continuous = all(r.jump_ratio < 0.5 for r in results)
     degree: int | None
-    if all(_is_pl(r) for r in results):
-        cls = FragmentClass.PL if continuous else FragmentClass.DISCONTINUOUS_PL
+    label: str
+    curved = [r for r in results if r.pieces == "curved"]
+    if all(r.pieces in ("resolved", "refined") for r in results):
+        label = (FragmentClass.PL if continuous else FragmentClass.DISCONTINUOUS_PL).label
         degree = max(min(r.degree if r.degree is not None else 1, 1) for r in results)
-    else:
-        degrees = [r.degree for r in results]
+    elif curved:  # curvature seen on some line: not PL; the degree test on the curved lines decides
+        degrees = [r.degree for r in curved]
         degree = None if any(d is None for d in degrees) else max(d for d in degrees if d is not None)
-        cls = FragmentClass.TRANSCENDENTAL if degree is None else FragmentClass.BILINEAR
-    exps = sorted(r.d2_exponent for r in results if r.d2_exponent is not None)
+        label = (FragmentClass.TRANSCENDENTAL if degree is None else FragmentClass.BILINEAR).label
+        if degree is not None and degree <= 1:  # curvature, yet affine on the degree grids: PL pieces
+            label, degree = "inconclusive", None  # shorter than h/16 look curved; the probe cannot tell
+    else:  # kinks too dense on some line, curvature on none: the probe cannot tell
+        label, degree = "inconclusive", None
+    # a line whose kinks were too dense at h has no meaningful |D| ∝ hᵖ fit
+    exps = sorted(r.d2_exponent for r in results
+                  if r.d2_exponent is not None and r.pieces not in ("refined", "unresolved"))
     return ProbeResult(
-        cls=cls.label,  # type: ignore[arg-type]
+        cls=label,  # type: ignore[arg-type]
         degree=degree,
         homogeneity=homog,
         kinks=max(r.kinks_fine for r in results),
+        refined_lines=sum(r.pieces != "resolved" for r in results),
+        unresolved_lines=sum(r.pieces == "unresolved" for r in results),
         jump_ratio=max(r.jump_ratio for r in results),
         d2_exponent=exps[len(exps) // 2] if exps else None,
         steps=(h, 8 * h, 64 * h),

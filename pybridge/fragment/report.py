@@ -33,16 +33,20 @@ class FragmentReport(BaseModel):
     target: str
     syntax: Classification
     probe: ProbeResult | None
-    #: ``None`` when the probe did not run.
+    #: ``None`` when the probe did not run or was inconclusive.
     agree: bool | None
 
 
-def agree(syntax: Classification, measured: ProbeResult) -> bool:
+def agree(syntax: Classification, measured: ProbeResult) -> bool | None:
     """The syntax and the probe agree: same class, and the same degree for a polynomial map.
 
     A ``curved-PL`` verdict (affine pieces cut by curved surfaces) agrees with a probe that sees PL or
-    discontinuous-PL: along each line the probe measures, the map is piecewise linear.
+    discontinuous-PL: along each line the probe measures, the map is piecewise linear. An
+    ``inconclusive`` probe (kinks too dense to resolve, no curvature seen) neither confirms nor
+    contradicts anything: ``None``.
     """
+    if measured.cls == "inconclusive":
+        return None
     if syntax.verdict.cls == "curved-PL":
         return measured.cls in ("PL", "discontinuous-PL")
     if syntax.verdict.cls != measured.cls:
@@ -91,7 +95,16 @@ def probe_summary(p: ProbeResult) -> str:
     ]
     if p.d2_exponent is not None:
         parts.append(f"|D| ∝ h^{p.d2_exponent:.2f}")
-    parts.append(f"degree {format_degree(p.degree)}")
+    if p.refined_lines:
+        again = [ln for ln in p.lines if ln.refined_stencils]
+        worst = max(again, key=lambda ln: ln.refined_kinks / ln.refined_stencils)
+        kinds = ", ".join(f"{n} {k}" for k in ("refined", "curved", "unresolved")
+                          if (n := sum(ln.pieces == k for ln in again)))
+        step = _log2(p.steps[0] / 16)
+        parts.append(f"{len(again)} of {len(p.lines)} lines re-probed at h = 2^{step}: {kinds} "
+                     f"(≤ {worst.refined_kinks} of {worst.refined_stencils} stencils non-vanishing)")
+    if p.cls != "inconclusive":
+        parts.append(f"degree {format_degree(p.degree)}")
     if p.homogeneity is not None:
         parts.append(f"homogeneous of degree {p.homogeneity}")
     return ", ".join(parts)
@@ -99,6 +112,26 @@ def probe_summary(p: ProbeResult) -> str:
 
 def _log2(x: float) -> int:
     return round(math.log2(x))
+
+
+#: Up to this many offending nodes are all named; beyond it they are counted per op kind.
+OFFENDING_LISTED = 8
+
+
+def offending_summary(offending: Sequence[str], ops: dict[str, str]) -> str:
+    """The offending nodes, each with its op; beyond :data:`OFFENDING_LISTED` of them (an LSTM has
+    ~80), a count per op kind (most frequent first) and the first few names."""
+    def kind(o: str) -> str:
+        return ops[o].split(":")[-1]
+
+    if len(offending) <= OFFENDING_LISTED:
+        return ", ".join(f"{o} ({kind(o)})" for o in offending)
+    counts: dict[str, int] = {}
+    for o in offending:
+        counts[kind(o)] = counts.get(kind(o), 0) + 1
+    per_kind = ", ".join(f"{n} × {k}" for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    first = ", ".join(f"{o} ({kind(o)})" for o in offending[:3])
+    return f"{len(offending)} nodes ({per_kind}); first: {first}, …"
 
 
 def render_text(report: FragmentReport) -> str:
@@ -113,15 +146,18 @@ def render_text(report: FragmentReport) -> str:
     verdict = f"syntax verdict: {v.cls} (degree {format_degree(v.degree)})"
     if v.offending:
         ops = {n.node: n.op for n in s.nodes}
-        named = ", ".join(f"{o} ({ops[o].split(':')[-1]})" for o in v.offending)
-        verdict += f"; out of the PL fragment because of: {named}"
+        verdict += f"; out of the PL fragment because of: {offending_summary(v.offending, ops)}"
     out.append(verdict)
     if v.explanation:
         out.append(f"why {v.cls}: {v.explanation}")
     if report.probe is not None:
         p = report.probe
         out.append(f"probe verdict:  {p.cls} ({probe_summary(p)})")
-        out.append(f"agree: {'yes' if report.agree else 'NO'}")
+        if p.cls == "inconclusive":
+            out.append("probe: kinks too dense to resolve linear pieces even at the refined step, and no "
+                       "curvature seen: the probe neither confirms nor contradicts the syntax")
+        said = "n/a (probe inconclusive)" if report.agree is None else "yes" if report.agree else "NO"
+        out.append(f"agree: {said}")
     return "\n".join(out)
 
 
@@ -189,6 +225,7 @@ def results_markdown(reports: Iterable[FragmentReport]) -> str:
             f"{off or '—'} | {p.cls} (deg {format_degree(p.degree)}) | "
             f"{p.kinks} / {p.lines[0].stencils_fine} | "
             f"{p.jump_ratio:.3f} | {exp} | "
-            f"{'—' if p.homogeneity is None else f'd = {p.homogeneity}'} | {'yes' if r.agree else 'NO'} |"
+            f"{'—' if p.homogeneity is None else f'd = {p.homogeneity}'} | "
+            f"{'n/a' if r.agree is None else 'yes' if r.agree else 'NO'} |"
         )
     return "\n".join(rows)

@@ -5,7 +5,9 @@ of ``Formal/Network/Derived.lean`` and of every file a layer file imports (trans
 combinators they may use. A file outside the repository (``pybridge emit path/File.lean:name``) is
 read the same way: its own definitions (in any namespace) are its layers, its ``import Formal.…``
 resolve to this repository's ``Formal/``, and its other imports to files beside it (Lean's module
-name → path, from the file's directory or one above it).
+name → path, from the file's directory or one of the directories above it, each read from the path
+where it was found). As in Lean, an import cycle is an error, and so is a definition that declares
+again a name that a module the file imports declares.
 
 A layer's docstring may carry structured lines that the bridge reads; all are optional::
 
@@ -35,6 +37,7 @@ from pydantic import BaseModel, ConfigDict
 from pybridge.errors import LeanParseError, UnknownLayerError, UsageError
 from pybridge.lean.claims import find_repo_root
 from pybridge.lean.expand import ARCH_KEY, binder_kind, instantiate, render, resolve_name
+from pybridge.lean.lexer import read_lean_bytes
 from pybridge.lean.parser import BrokenDef, Def, LeanFile, parse_source
 from pybridge.spec.terms import Term
 from pybridge.spec.typing import Signature
@@ -157,8 +160,8 @@ def _declares(root: Path, rel: str, short: str) -> bool:
     (so that asking for that layer reports the file's error, not an unknown name)."""
     path = Path(rel) if Path(rel).is_absolute() else root / rel
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_lean_bytes(path, rel).decode("utf-8", errors="replace")
+    except LeanParseError:
         return False
     return re.search(rf"\b(?:def|abbrev)\s+{re.escape(short)}(?![\w'!?])", text) is not None
 
@@ -200,8 +203,8 @@ def import_closure(root: Path, direct: dict[str, list[str]]) -> dict[str, frozen
     def imports_of(rel: str) -> list[str]:
         if rel not in imports:
             try:
-                text = (root / rel).read_text(encoding="utf-8", errors="replace")
-            except OSError:
+                text = read_lean_bytes(root / rel, rel).decode("utf-8", errors="replace")
+            except LeanParseError:
                 text = ""
             imports[rel] = [module_file(m) for m in _IMPORT_LINE.findall(text)]
         return imports[rel]
@@ -318,10 +321,7 @@ def _load(root: Path, stamp: tuple[tuple[str, float], ...]) -> Catalogue:
     sources: dict[str, bytes] = {}
     for path in files:
         rel = path.relative_to(root).as_posix()
-        try:
-            sources[rel] = path.read_bytes()
-        except OSError as err:
-            raise LeanParseError(rel, 1, f"cannot read ({err.strerror})") from None
+        sources[rel] = read_lean_bytes(path, rel)
     return build_catalogue(root, sources)
 
 
@@ -338,22 +338,44 @@ _PLAIN_MODULE = re.compile(r"[^./\\\x00]+(?:\.[^./\\\x00]+)*")
 LEAN_OWN_MODULES = ("Init", "Std", "Lean")
 
 
-def _resolve_import(root: Path, module: str, importer: str, external: bool) -> str | None:
-    """The key of the file that ``import module`` in ``importer`` reads: ``Formal.…`` under ``root``;
-    for a file outside the repository, other modules beside it (its directory or one above, as
-    Lean's module name → path). None when there is no such file."""
+def _resolve_import(root: Path, module: str, importer: Path, external: bool) -> tuple[str, Path] | None:
+    """The key and the path of the file that ``import module`` in the file at ``importer`` reads:
+    ``Formal.…`` under ``root`` (key: the path relative to ``root``); for a file outside the
+    repository, other modules beside it (in its directory or a directory above it, as Lean's module
+    name → path; key: that path as found from ``importer``). The file is read from the path returned,
+    where it was found. None when there is no such file."""
     if not _PLAIN_MODULE.fullmatch(module):  # «a/b», «..»: no such module name maps to a file here
         return None
     rel = module_file(module)
     if module == "Formal" or module.startswith("Formal."):
-        return rel if (root / rel).is_file() else None
+        return (rel, root / rel) if (root / rel).is_file() else None
     if not external:
         return None
-    here = Path(importer).parent
+    here = importer.parent
     for base in (here, *here.parents):
         candidate = base / rel
         if candidate.is_file():
-            return candidate.as_posix()
+            return candidate.as_posix(), candidate
+    return None
+
+
+def _import_cycle(resolved: dict[str, list[str]], start: str) -> list[str] | None:
+    """A cycle of imports reachable from ``start`` in ``resolved`` (file → the files it imports), as
+    the files ``a, b, …, a`` along it; None when there is none. Iterative (import chains may be long)."""
+    path, on_path, done = [start], {start}, set()
+    stack = [iter(resolved.get(start, []))]
+    while stack:
+        nxt = next(stack[-1], None)
+        if nxt is None:
+            stack.pop()
+            done.add(path[-1])
+            on_path.discard(path.pop())
+        elif nxt in on_path:
+            return path[path.index(nxt) :] + [nxt]
+        elif nxt not in done:
+            path.append(nxt)
+            on_path.add(nxt)
+            stack.append(iter(resolved.get(nxt, [])))
     return None
 
 
@@ -370,7 +392,15 @@ def build_catalogue(root: Path, sources: dict[str, bytes], *, external: str | No
     broken: dict[str, BrokenDef] = {}
     hashes: dict[str, str] = {}
     resolved: dict[str, list[str]] = {}
+    #: The line of each import: (importing file, imported file) → line.
+    import_lines: dict[tuple[str, str], int] = {}
+    #: Where each file is read from (its imports are found from there).
+    locations = {
+        rel: Path(rel) if rel == external or Path(rel).is_absolute() else root / rel for rel in sources
+    }
     file_errors: dict[str, LeanParseError] = {}
+    #: A definition of a given file and one of an imported file that declares the same name.
+    redeclared: list[tuple[Def, Def]] = []
     primary = list(sources)
     queue = list(sources)
     seen = set(queue)
@@ -380,11 +410,10 @@ def build_catalogue(root: Path, sources: dict[str, bytes], *, external: str | No
         if is_primary:
             data = sources[rel]
         else:
-            path = Path(rel) if Path(rel).is_absolute() else root / rel
             try:
-                data = path.read_bytes()
-            except OSError as err:
-                file_errors[rel] = LeanParseError(rel, 1, f"cannot read ({err.strerror})")
+                data = read_lean_bytes(locations[rel], rel)
+            except LeanParseError as err:
+                file_errors[rel] = err
                 continue
         hashes[rel] = hashlib.sha256(data).hexdigest()
         try:
@@ -402,14 +431,17 @@ def build_catalogue(root: Path, sources: dict[str, bytes], *, external: str | No
             if rel == external:
                 raise
             file_errors[rel] = err
-            resolved[rel] = [
-                k for m in _IMPORT_LINE.findall(text) if (k := _resolve_import(root, m, rel, is_external))
-            ]
+            resolved[rel] = []
+            for module in _IMPORT_LINE.findall(text):
+                found = _resolve_import(root, module, locations[rel], is_external)
+                if found is not None:
+                    resolved[rel].append(found[0])
+                    locations.setdefault(found[0], found[1])
             continue
         resolved[rel] = []
         for module, line in zip(parsed.imports, parsed.import_lines):
-            key = _resolve_import(root, module, rel, is_external)
-            if key is None:
+            found = _resolve_import(root, module, locations[rel], is_external)
+            if found is None:
                 if rel == external and not module.startswith(LEAN_OWN_MODULES):
                     where = (
                         "this repository has no such Formal module"
@@ -418,7 +450,10 @@ def build_catalogue(root: Path, sources: dict[str, bytes], *, external: str | No
                     )
                     raise LeanParseError(rel, line, f"cannot find the imported module {module} ({where})")
                 continue
+            key = found[0]
+            locations.setdefault(key, found[1])
             resolved[rel].append(key)
+            import_lines.setdefault((rel, key), line)
             if key not in seen:
                 seen.add(key)
                 queue.append(key)
@@ -432,6 +467,8 @@ def build_catalogue(root: Path, sources: dict[str, bytes], *, external: str | No
                     broken_defs.setdefault(
                         d.name, BrokenDef(d.name, d.short, d.doc, rel, d.line, d.namespace, error)
                     )
+                elif defs[d.name].file in sources:
+                    redeclared.append((defs[d.name], d))
                 continue
             defs[d.name] = d
         for b in parsed.broken:
@@ -439,6 +476,35 @@ def build_catalogue(root: Path, sources: dict[str, bytes], *, external: str | No
                 broken_defs.setdefault(b.name, b)
             if is_primary and _is_layer_file(rel, external) and (b.namespace == ZOO_NAMESPACE or external):
                 broken[b.short or f"<line {b.line}>"] = b
+    for mine, theirs in redeclared:  # Lean: "'X' has already been declared"; the name is the import's
+        if theirs.file not in _closure_of(resolved, mine.file) or defs.get(mine.name) is not mine:
+            continue
+        defs[mine.name] = theirs
+        error = LeanParseError(
+            mine.file,
+            mine.line,
+            f"'{mine.name}' has already been declared (at {theirs.file}:{theirs.line}, in a module this "
+            "file imports); Lean rejects the second declaration",
+        )
+        bad = BrokenDef(mine.name, mine.short, mine.doc, mine.file, mine.line, mine.namespace, error)
+        if _is_layer_file(mine.file, external) and (mine.namespace == ZOO_NAMESPACE or external):
+            broken[mine.short if mine.short not in broken else mine.name] = bad
+    for rel in primary:
+        cycle = _import_cycle(resolved, rel)
+        if cycle is None:
+            continue
+        error = LeanParseError(
+            cycle[0],
+            import_lines.get((cycle[0], cycle[1]), 1),
+            f"import cycle {' → '.join(cycle)} (Lean rejects a module that imports itself)",
+        )
+        if rel == external:
+            raise error
+        for d in [d for d in defs.values() if d.file == rel and d.parent is None]:
+            broken_defs.setdefault(d.name, BrokenDef(d.name, d.short, d.doc, rel, d.line, d.namespace, error))
+            del defs[d.name]
+            if _is_layer_file(rel, external) and d.namespace == ZOO_NAMESPACE:
+                broken[d.short] = broken_defs[d.name]
     for d in defs.values():
         if d.parent is not None or not _is_layer_file(d.file, external) or d.file not in sources:
             continue
@@ -503,8 +569,10 @@ def load_catalogue(root: Path | None = None) -> Catalogue:
     direct = {p.relative_to(root).as_posix(): [] for p in paths}
     for rel in direct:
         try:
-            direct[rel] = _IMPORT_LINE.findall((root / rel).read_text(encoding="utf-8", errors="replace"))
-        except OSError:
+            direct[rel] = _IMPORT_LINE.findall(
+                read_lean_bytes(root / rel, rel).decode("utf-8", errors="replace")
+            )
+        except LeanParseError:
             pass
     closure = set().union(*import_closure(root, direct).values()) if direct else set()
     stamp = tuple(
@@ -522,11 +590,7 @@ def load_external(path: Path, root: Path | None = None) -> Catalogue:
     key = path.as_posix()
     if not path.is_file():
         raise LeanParseError(key, 0, "no such Lean file")
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise LeanParseError(key, 1, f"cannot read ({err.strerror})") from None
-    return build_catalogue(root, {key: data}, external=key)
+    return build_catalogue(root, {key: read_lean_bytes(path, key)}, external=key)
 
 
 def catalogue_for(spec: str, root: Path | None = None) -> tuple[Catalogue, str]:

@@ -31,6 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from pybridge.errors import LeanParseError
+from pybridge.lean.lexer import read_lean_bytes
 
 TokenKind = Literal["ident", "sym", "num", "str", "char", "name", "doc", "moddoc"]
 
@@ -728,13 +729,13 @@ def scan_text(text: str, file: str, module: str) -> ModuleInfo:
 
 
 def read_lean(path: Path, rel: str) -> str:
-    """Read a Lean file as UTF-8, turning I/O and decoding failures into :class:`LeanParseError`."""
+    """Read a Lean file as UTF-8 text with universal newlines (at most
+    :data:`pybridge.lean.lexer.MAX_LEAN_BYTES`), turning I/O and decoding failures into
+    :class:`LeanParseError`."""
     try:
-        return path.read_text(encoding="utf-8")
+        return read_lean_bytes(path, rel).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as err:
         raise LeanParseError(rel, 1, f"not valid UTF-8 ({err.reason})") from None
-    except OSError as err:
-        raise LeanParseError(rel, 1, f"cannot read ({err.strerror})") from None
 
 
 def scan_file(root: Path, path: Path) -> ModuleInfo:

@@ -55,6 +55,22 @@ MAX_CALL_DEPTH = 64
 MAX_TERM_NODES = 100_000
 #: How deeply the expanded term may nest (every consumer of a term recurses on it).
 MAX_TERM_DEPTH = 150
+#: The longest list of dimensions (the rank of a tensor shape) the reader builds: the Zoo's tensors have
+#: rank 5 at most; definitions can double a list with ``++`` at each level.
+MAX_LIST_LEN = 1024
+#: The longest symbolic dimension (an expression in run-time dimensions, such as ``((seq * seq) + 1)``)
+#: the reader builds, in characters; definitions can double such an expression at each level.
+MAX_SYMBOLIC_LEN = 1000
+#: The most parts (tensors, products, coproducts and dimensions) of one shape the reader builds; a
+#: definition can build ``.prod s s`` from ``s`` at each level.
+MAX_SHAPE_SIZE = 4096
+#: How many evaluation steps (calls of :meth:`Expander.eval` and :meth:`Expander.sym`) one
+#: instantiation may take, so that no file makes the reader run for minutes. Measured (2 cores): the
+#: Zoo's layers take at most 383 steps (``llamaDecoderLayer``), the fixtures 61, a 20,000-constructor
+#: chain 200,005; reaching :data:`MAX_TERM_NODES` by doubling definitions takes 499,977 steps (7 s).
+#: Work that is not remembered (layers whose arguments are long lists, 1,000 dimensions each) reaches
+#: this bound in 7 s (3.3 µs a step).
+MAX_EVAL_STEPS = 2_000_000
 #: The key under which an environment keeps the symbolic values of its ``Nat`` binders.
 _SYM = "\x00sym"
 #: The key of ``visible`` (see :class:`Expander`) naming the file that declares ``Arch``, if known.
@@ -77,6 +93,16 @@ class Lazy:
 
     def __hash__(self) -> int:  # the environment is a dict; identity is enough
         return id(self)
+
+
+#: The end of the message for a ``Nat`` beyond :data:`MAX_DIM`.
+_TOO_LARGE = "exceeds 2^62, larger than any tensor dimension"
+
+
+def _too_long(text: str) -> str:
+    """The message for an expression whose symbolic value exceeds :data:`MAX_SYMBOLIC_LEN`."""
+    shown = text if len(text) <= 60 else text[:60] + "…"
+    return f"'{shown}' builds a symbolic dimension of more than {MAX_SYMBOLIC_LEN} characters"
 
 
 #: Parts of the messages of :class:`Expander` that say a value is of another kind than expected.
@@ -278,19 +304,53 @@ class Expander:
         defs: Mapping[str, Def],
         visible: Mapping[str, frozenset[str]] | None = None,
         broken: Mapping[str, BrokenDef] | None = None,
+        layer: str | None = None,
     ) -> None:
         self.defs = dict(defs)
         #: Definitions the reader could not read, by qualified name: using one is an error.
         self.broken = dict(broken or {})
         #: ``file → the files it imports, directly or transitively, itself included``; None: unchecked.
         self.visible = visible
+        #: The definitions whose bodies are being evaluated, outermost first (a repeat is recursion).
         self.active: list[Def] = []
         self.nodes = 0
+        #: The layer being instantiated (named when :data:`MAX_EVAL_STEPS` is exceeded).
+        self.layer = layer
+        #: Calls of :meth:`eval` and :meth:`sym` so far (bounded by :data:`MAX_EVAL_STEPS`).
+        self.steps = 0
+        #: Values of calls of non-``Arch`` definitions by :meth:`_call_key`, with the argument values
+        #: (kept so that the ids of the shapes among them are not reused while the entry exists).
+        self.calls: dict[tuple, tuple[Value, tuple]] = {}
+        #: Values of ``let``s by ``(id(lazy), kind)`` for non-``Arch`` kinds, with the :class:`Lazy`
+        #: itself (kept so that its id is not reused while the entry exists).
+        self.lets: dict[tuple[int, str], tuple[Lazy, Value]] = {}
+        #: Symbolic values of ``let``s by ``id(lazy)``, with the :class:`Lazy` itself.
+        self.let_syms: dict[int, tuple[Lazy, object]] = {}
+        #: :meth:`_sym_len` of symbolic values by ``id``, with the value itself.
+        self.sym_lens: dict[int, tuple[object, int]] = {}
+        #: :meth:`_shape_size` of shapes by ``id``, with the shape itself.
+        self.shape_sizes: dict[int, tuple[Shape, int]] = {}
+        #: Untyped ``let`` values already found to be of a kind the reader knows, by
+        #: ``(id(value), id(env))``, with the value and environment themselves.
+        self.let_checked: dict[tuple[int, int], tuple[Node, dict]] = {}
 
     def count(self, where: Def, node: Node) -> None:
         self.nodes += 1
         if self.nodes > MAX_TERM_NODES:
             raise self.err(where, node, f"the layer expands to more than {MAX_TERM_NODES} constructors")
+
+    def step(self, where: Def, node: Node) -> None:
+        """Count one evaluation step; past :data:`MAX_EVAL_STEPS` the expansion stops with an error
+        naming the layer."""
+        self.steps += 1
+        if self.steps > MAX_EVAL_STEPS:
+            layer = f"'{self.layer}'" if self.layer else "the layer"
+            raise self.err(
+                where,
+                node,
+                f"expanding {layer} takes more than {MAX_EVAL_STEPS} evaluation steps (definitions or "
+                "lets that repeat work at every level)",
+            )
 
     def check_visible(self, target_file: str, target_line: int, name: str, where: Def, node: Node) -> None:
         """Lean's scoping: a name is usable only from a module the file imports (directly or
@@ -330,38 +390,60 @@ class Expander:
                 self.check_visible(arch_file, 0, name, where, node)
 
     # -- symbolic values (what Lean's type checker compares)
-    def sym(self, node: Node, env: dict[str, Value]) -> object:
+    def sym(self, node: Node, env: dict[str, Value], where: Def) -> object:
         """The value of a ``Nat`` expression in the variables of the layer being instantiated: an
-        int when closed, else a nested ``(op, a, b)``; :data:`_UNKNOWN` when not known."""
+        int when closed, else a nested ``(op, a, b)``; :data:`_UNKNOWN` when not known, or when its
+        text would be longer than :data:`MAX_SYMBOLIC_LEN` (the value of a ``let`` is computed once)."""
         table = env.get(_SYM, {})
         assert isinstance(table, dict)
+        self.step(where, node)
         match node:
             case Num(value=v):
                 return v
             case Ident(name=name) if isinstance(env.get(name), Lazy):
                 lazy = env[name]
                 assert isinstance(lazy, Lazy)
-                return self.sym(lazy.node, lazy.env)
+                known = self.let_syms.get(id(lazy))
+                if known is None:
+                    known = (lazy, self.sym(lazy.node, lazy.env, where))
+                    self.let_syms[id(lazy)] = known
+                return known[1]
             case Ident(name=name):
                 return table.get(name, _UNKNOWN)
             case Let(name=name, value=value, body=body):
                 inner = dict(env)
                 inner[name] = Lazy(name, value, env, None, node.line)
-                return self.sym(body, inner)
+                return self.sym(body, inner, where)
             case BinOp(op=op, left=left, right=right) if op in ("+", "-", "*", "/", "%"):
-                a, b = self.sym(left, env), self.sym(right, env)
+                a, b = self.sym(left, env, where), self.sym(right, env, where)
                 if a == _UNKNOWN or b == _UNKNOWN:
                     return _UNKNOWN
                 if isinstance(a, int) and isinstance(b, int):
-                    return _nat_op(op, a, b)
+                    value = _nat_op(op, a, b)
+                    if isinstance(value, int) and value > MAX_DIM:
+                        raise self.err(where, node, f"'{render(node)}' {_TOO_LARGE}")
+                    return value
+                if self._sym_len(a) + self._sym_len(b) > MAX_SYMBOLIC_LEN:
+                    return _UNKNOWN  # too long to compare: not checked symbolically (as an inferred value)
                 return (op, a, b)
         return _UNKNOWN
 
-    def statement(self, ty: Node, env: dict[str, Value]) -> tuple | None:
+    def _sym_len(self, value: object) -> int:
+        """The length of the text of a symbolic value (as :func:`_sym_text` writes it, up to the
+        spaces and parentheses), remembered per tuple (shared subterms are counted once per use)."""
+        if not isinstance(value, tuple) or len(value) != 3:
+            return len(str(value))
+        known = self.sym_lens.get(id(value))
+        if known is None:
+            known = (value, self._sym_len(value[1]) + self._sym_len(value[2]) + 3)
+            self.sym_lens[id(value)] = known
+        return known[1]
+
+    def statement(self, ty: Node, env: dict[str, Value], where: Def) -> tuple | None:
         """A hypothesis type ``a op b`` as ``(op, sym a, sym b)``; None when not known symbolically."""
         if not isinstance(ty, BinOp):
             return None
-        a, b = self.sym(ty.left, env), self.sym(ty.right, env)
+        a, b = self.sym(ty.left, env, where), self.sym(ty.right, env, where)
         return None if _UNKNOWN in (a, b) else (ty.op, a, b)
 
     def check_proof(
@@ -403,11 +485,18 @@ class Expander:
 
     # -- evaluation
     def eval(self, node: Node, env: dict[str, Value], where: Def, kind: str) -> Value:
-        """Evaluate ``node`` in ``env`` as a value of ``kind`` (nat, int, list, shape, const, arch, proof)."""
+        """Evaluate ``node`` in ``env`` as a value of ``kind`` (nat, int, list, shape, const, arch, proof).
+        Counts one step (:data:`MAX_EVAL_STEPS`); the value of a ``let`` of a kind other than ``arch``
+        is computed once per kind."""
+        self.step(where, node)
         match node:
             case Num(value=v):
                 if kind not in ("nat", "int"):
                     raise self.err(where, node, f"expected a {kind}, found the number {v}")
+                if v > MAX_DIM:
+                    raise self.err(
+                        where, node, f"the number {v} exceeds 2^62, the largest number the bridge reads"
+                    )
                 return v
             case Neg(operand=o):
                 v = self.eval(o, env, where, "int")
@@ -417,7 +506,7 @@ class Expander:
             case ListLit(items=items):
                 if kind != "list":
                     raise self.err(where, node, f"expected a {kind}, found a list")
-                return tuple(self.eval(i, env, where, "nat") for i in items)
+                return self._list(tuple(self.eval(i, env, where, "nat") for i in items), where, node)
             case Ident(name=name) if isinstance(env.get(name), Lazy):
                 lazy = env[name]
                 assert isinstance(lazy, Lazy)
@@ -425,7 +514,13 @@ class Expander:
                     raise self.err(
                         where, node, f"'{name}' is a {lazy.kind} (let at line {lazy.line}), not a {kind}"
                     )
-                return self.eval(lazy.node, lazy.env, where, kind)
+                if kind == "arch":  # each use of a layer is its own layer, with its own weights
+                    return self.eval(lazy.node, lazy.env, where, kind)
+                known = self.lets.get((id(lazy), kind))
+                if known is None:
+                    known = (lazy, self.eval(lazy.node, lazy.env, where, kind))
+                    self.lets[(id(lazy), kind)] = known
+                return known[1]
             case Ident(name=name) if name in env:
                 return self._coerce(env[name], kind, where, node)
             case Ident(name=name) if kind == "bool" and name in _BOOL_LITERALS:
@@ -472,6 +567,8 @@ class Expander:
         """The value of an untyped ``let`` must be a value of some kind the reader knows (a ``Nat``, a
         list, a shape, a constant, a layer or a proof); otherwise the error it gives as the most
         likely kind (not a mere mismatch of kinds) is raised, as Lean rejects such a ``let``."""
+        if (id(value), id(env)) in self.let_checked:
+            return
         head = value.fn if isinstance(value, App) else value
         if isinstance(head, DotCtor):
             raise self.err(
@@ -486,6 +583,7 @@ class Expander:
                 result = self.eval(value, env, where, k)
                 if k == "arch":
                     signature(result)  # type: ignore[arg-type]  # a layer is checked as Lean does
+                self.let_checked[(id(value), id(env))] = (value, env)
                 return
             except (LeanParseError, ShapeError) as err:
                 errors.append(err)
@@ -527,17 +625,30 @@ class Expander:
                 f=self.eval(left, env, where, "arch"), g=self.eval(right, env, where, "arch"), loc=loc
             )
         if op == "++" and kind == "list":
-            return tuple(self.eval(left, env, where, "list")) + tuple(self.eval(right, env, where, "list"))
+            dims = tuple(self.eval(left, env, where, "list")) + tuple(self.eval(right, env, where, "list"))
+            return self._list(dims, where, node)
         if op == "::" and kind == "list":
-            return (self.eval(left, env, where, "nat"), *self.eval(right, env, where, "list"))
+            return self._list(
+                (self.eval(left, env, where, "nat"), *self.eval(right, env, where, "list")), where, node
+            )
         if op in ("+", "-", "*", "/", "%") and kind in ("nat", "int"):
             value = _nat_op(op, self.eval(left, env, where, "nat"), self.eval(right, env, where, "nat"))
             if isinstance(value, int) and value > MAX_DIM:
-                raise self.err(
-                    where, node, f"'{render(node)}' exceeds 2^62, larger than any tensor dimension"
-                )
+                raise self.err(where, node, f"'{render(node)}' {_TOO_LARGE}")
+            if isinstance(value, str) and len(value) > MAX_SYMBOLIC_LEN:
+                raise self.err(where, node, _too_long(render(node)))
             return value
         raise self.err(where, node, f"operator '{op}' does not build a {kind}")
+
+    def _list(self, dims: tuple, where: Def, node: Node) -> tuple:
+        """``dims``, unless it is longer than :data:`MAX_LIST_LEN`."""
+        if len(dims) > MAX_LIST_LEN:
+            raise self.err(
+                where,
+                node,
+                f"a list of {len(dims)} dimensions (the bridge takes tensors of rank at most {MAX_LIST_LEN})",
+            )
+        return dims
 
     def apply(
         self, fn: Node, args: tuple[Node, ...], env: dict[str, Value], where: Def, kind: str, explicit: bool
@@ -573,7 +684,7 @@ class Expander:
             if ctor == "route":
                 nodes = _arg_nodes(CTOR_ARGS[ctor], args)
                 required = None
-                k_sym = self.sym(nodes["k"], env)
+                k_sym = self.sym(nodes["k"], env, where)
                 if k_sym != _UNKNOWN:
                     required = ("<", 0, k_sym)
                 self.check_proof(vals["hk"], required, f"'{name}' (hk : 0 < k)", where, nodes["hk"])
@@ -609,11 +720,7 @@ class Expander:
         self.check_private(target, name, where, fn)
         if len(self.active) >= MAX_CALL_DEPTH:
             raise self.err(where, fn, f"definitions nested deeper than {MAX_CALL_DEPTH} levels")
-        self.active.append(target)
-        try:
-            return self.call(target, args, env, where, fn, kind, explicit)
-        finally:
-            self.active.pop()
+        return self.call(target, args, env, where, fn, kind, explicit)
 
     def _positional(
         self,
@@ -656,14 +763,51 @@ class Expander:
     ) -> Value:
         vals = self._positional(name, spec, args, env, where, fn)
         if kind == "shape":
+            shape: Shape
             if name == "tensor":
-                return TensorShape(dims=tuple(vals["dims"]))
-            if name == "prod":
-                return ProdShape(a=vals["a"], b=vals["b"])
-            return CoprodShape(k=vals["k"], a=vals["a"])
+                shape = TensorShape(dims=tuple(vals["dims"]))
+            elif name == "prod":
+                shape = ProdShape(a=vals["a"], b=vals["b"])
+            else:
+                shape = CoprodShape(k=vals["k"], a=vals["a"])
+            if self._shape_size(shape) > MAX_SHAPE_SIZE:
+                raise self.err(
+                    where,
+                    fn,
+                    f"a shape of more than {MAX_SHAPE_SIZE} parts (tensors, products and dimensions)",
+                )
+            return shape
         if name == "rat":
+            for part, label in (("num", "numerator"), ("den", "denominator")):
+                if not isinstance(vals[part], int):  # a run-time dimension: no constant to compute
+                    raise self.err(
+                        where,
+                        fn,
+                        f"the {label} of a constant must be a known number, not "
+                        + (
+                            f"the run-time dimension '{vals[part]}'"
+                            if str(vals[part]).isidentifier()
+                            else f"'{vals[part]}', which depends on a run-time dimension"
+                        ),
+                    )
             return T.Rat(num=vals["num"], den=vals["den"])
         return T.InvSqrt(n=vals["n"])
+
+    def _shape_size(self, shape: Shape) -> int:
+        """The number of parts of a shape (its tensors, products and coproducts, and their dimensions),
+        remembered per shape object (a shape built from one shape twice counts it twice)."""
+        known = self.shape_sizes.get(id(shape))
+        if known is None:
+            if isinstance(shape, TensorShape):
+                size = 1 + len(shape.dims)
+            elif isinstance(shape, ProdShape):
+                size = 1 + self._shape_size(shape.a) + self._shape_size(shape.b)
+            else:
+                assert isinstance(shape, CoprodShape)
+                size = 1 + self._shape_size(shape.a)
+            known = (shape, size)
+            self.shape_sizes[id(shape)] = known
+        return known[1]
 
     def call(
         self,
@@ -704,11 +848,11 @@ class Expander:
             if b.name in given:
                 local[b.name] = self.eval(given[b.name], env, where, "proof" if k == "prop" else k)
                 if k == "nat":
-                    table[b.name] = self.sym(given[b.name], env)
+                    table[b.name] = self.sym(given[b.name], env, where)
                 elif k == "prop":
                     self.check_proof(
                         local[b.name],
-                        self.statement(b.type, local),
+                        self.statement(b.type, local, target),
                         f"'{target.short}' ({b.name} : {render(b.type)})",
                         where,
                         given[b.name],
@@ -723,7 +867,41 @@ class Expander:
         for b in binders:
             if binder_kind(b.type) == "prop":
                 self._check_prop(target, b, local)
-        return self.eval(target.body, local, target, kind)
+        key = self._call_key(target, kind, local)
+        if key is not None and key in self.calls:
+            return self.calls[key][0]
+        self.active.append(target)  # only its body is evaluated in terms of it (arguments are not)
+        try:
+            value = self.eval(target.body, local, target, kind)
+        finally:
+            self.active.pop()
+        if key is not None:
+            self.calls[key] = (value, tuple(local.values()))
+        return value
+
+    @staticmethod
+    def _call_key(target: Def, kind: str, local: dict[str, Value]) -> tuple | None:
+        """The key under which the value of a call is remembered: the definition, the kind, the
+        argument values (a shape by its identity: hashing a shape takes time in its size) and the
+        symbolic values of its ``Nat`` arguments (which the hypotheses it passes on are compared in);
+        the body's value depends on nothing else. None (not remembered) for a layer or a proof (each
+        use of a layer is its own layer, with its own weights), for a definition with ``Arch``
+        binders, and for values that are not hashable."""
+        if kind in ("arch", "proof") or any(binder_kind(b.type) == "arch" for b in target.binders):
+            return None
+        values = tuple(
+            (b.name, type(v).__name__, id(v) if isinstance(v, TensorShape | ProdShape | CoprodShape) else v)
+            for b in target.binders
+            for v in (local[b.name],)
+        )
+        table = local[_SYM]
+        assert isinstance(table, dict)
+        key = (target.name, kind, values, tuple(sorted(table.items())))
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
 
     def _infer(
         self, target: Def, pending: list[Binder], local: dict[str, Value], where: Def, fn: Node
@@ -821,13 +999,13 @@ def _instantiate(
             )
     table: dict[str, object] = {b.name: b.name for b in nat_binders}
     env: dict[str, Value] = {_SYM: table}
-    exp = Expander(defs, visible, broken)
+    exp = Expander(defs, visible, broken, layer=defn.short)
     for b in defn.binders:
         k = binder_kind(b.type)
         if k == "nat":
             env[b.name] = params.get(b.name, b.name)
         elif k == "prop":
-            env[b.name] = Proof(b.name, exp.statement(b.type, env))
+            env[b.name] = Proof(b.name, exp.statement(b.type, env, defn))
         else:
             raise LeanParseError(
                 defn.file,

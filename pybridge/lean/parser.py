@@ -786,7 +786,7 @@ class _Parser:
     def at_command_start(self) -> bool:
         tok = self.peek()
         if tok.kind == "other" and tok.text == "#":  # `#check`, `#eval`, ...
-            return True
+            return self.peek(1).kind == "ident"
         if tok.kind == "sym" and tok.text == "@" and self.is_sym("[", 1):
             return True
         return tok.kind in ("eof", "doc", "moddoc") or (tok.kind == "ident" and tok.text in COMMAND_KEYWORDS)

@@ -18,14 +18,16 @@ U-Net skips, DenseNet), where autograd *adds* the contributions: there the sum r
 from __future__ import annotations
 
 import copy
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch.func import jvp, vjp
 
-from pybridge.errors import SiteError
+from pybridge.errors import BridgeError, SiteError, UserCodeError
 from pybridge.site.graph import LayerGraph
+from pybridge.targets import _quote, user_stdout
 
 #: Relative tolerance for float64 derivative comparisons (lax: reassociated sums of products).
 GRAD_RTOL = 1e-9
@@ -85,6 +87,24 @@ def _floating(value: Any) -> bool:
     return False
 
 
+def _load_jvp_decompositions() -> None:
+    """Import torch's forward-AD decompositions before the first ``jvp``, without the warning they emit.
+
+    ``torch.func.jvp`` imports ``torch._decomp.decompositions_for_jvp`` on first use, which registers its
+    decompositions with ``torch.jit.script`` and so emits "DeprecationWarning: `torch.jit.script` is
+    deprecated" (torch's own internal use, harmless). Importing it here under a filter for exactly that
+    warning keeps it off the user's terminal; later imports are no-ops.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message=r".*torch\.jit\.script.* is deprecated", category=DeprecationWarning
+        )
+        try:
+            import torch._decomp.decompositions_for_jvp  # noqa: F401
+        except Exception:  # noqa: BLE001 - a torch without it: jvp imports what it needs itself
+            pass
+
+
 def path_sum_check(
     graph: LayerGraph,
     module: torch.nn.Module,
@@ -92,10 +112,12 @@ def path_sum_check(
     *,
     seed: int = 0,
     max_paths: int = MAX_PATHS,
+    name: str = "model",
 ) -> list[PathSumResult]:
     """Check Lemma 1.1 for every floating-point input and every output (float64, random tangents)."""
     if graph.program is None:
         raise SiteError("path sums need a traced model, not a hand-built graph")
+    _load_jvp_decompositions()
     gen = torch.Generator().manual_seed(seed)
     xs = tuple(x.detach().double() if x.is_floating_point() else x for x in inputs)
     model = copy.deepcopy(module).eval().double()
@@ -142,10 +164,16 @@ def path_sum_check(
             return model(*a)
 
         try:
-            _, ref = jvp(whole, (xs[k],), (tangent,))
+            with user_stdout():
+                _, ref = jvp(whole, (xs[k],), (tangent,))
         except (NotImplementedError, RuntimeError) as err:  # an op without forward-mode AD
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
             raise SiteError(f"the model has no forward-mode derivative ({first[:120]})") from None
+        except BridgeError:
+            raise
+        except BaseException as err:  # noqa: BLE001 - the user's forward (SystemExit, a ValueError, ...)
+            what = "the model's forward (float64, under jvp)"
+            raise UserCodeError(f"{name}: {what} raised {_quote(err)}") from None
         flat: list[torch.Tensor] = []
 
         def walk(o: Any, flat: list[torch.Tensor] = flat) -> None:

@@ -190,7 +190,7 @@ def _weight_rows(graph: LayerGraph, tgt: Target, row: Callable[..., None]) -> No
     else:
         row("W = product over layers (none shared)", True, f"{len(W.params)} parameters", "-")
     try:
-        fw = forward_naturality(W, tgt.module, tgt.inputs)
+        fw = forward_naturality(W, tgt.module, tgt.inputs, name=tgt.name)
         tol = f"{fw.tolerance:.0e}"
         row(
             "forward natural in W (F(x<=y) reads W(y))",
@@ -203,7 +203,7 @@ def _weight_rows(graph: LayerGraph, tgt: Target, row: Callable[..., None]) -> No
     except SiteError as err:
         row("forward natural in W", None, f"skipped: {err}", "-")
     try:
-        ln = learning_naturality(W, tgt.module, tgt.inputs)
+        ln = learning_naturality(W, tgt.module, tgt.inputs, name=tgt.name)
     except SiteError as err:
         row("Thm 1.1: SGD step on W(x)", None, f"skipped: {err}", "-")
         return
@@ -214,18 +214,29 @@ def _weight_rows(graph: LayerGraph, tgt: Target, row: Callable[..., None]) -> No
     clean = [s for s in ln.steps if not s.split]
     closed = sum(1 for s in clean if s.closed)
     sample = f", {ln.skipped} skipped" if ln.skipped else ""
-    row(
-        f"Thm 1.1: SGD step on W(x), {len(clean)} obj, {closed} closed{sample}",
-        ln.worst_clean <= ln.tolerance,
-        f"{ln.worst_clean:.1e}",
-        tol,
-    )
-    row(
-        "Thm 1.1: step natural along covers",
-        ln.worst_natural_clean <= ln.tolerance,
-        f"{ln.worst_natural_clean:.1e}",
-        tol,
-    )
+    if clean:
+        row(
+            f"Thm 1.1: SGD step on W(x), {len(clean)} obj, {closed} closed{sample}",
+            ln.worst_clean <= ln.tolerance,
+            f"{ln.worst_clean:.1e}",
+            tol,
+        )
+    else:  # every object with weights holds a split shared parameter: nothing must hold, nothing checked
+        row(
+            f"Thm 1.1: SGD step on W(x), 0 obj{sample}",
+            None,
+            f"no object without split shared weights ({len(ln.steps)} split)",
+            "-",
+        )
+    if clean or ln.natural_clean_pairs:
+        row(
+            "Thm 1.1: step natural along covers",
+            ln.worst_natural_clean <= ln.tolerance,
+            f"{ln.worst_natural_clean:.1e}",
+            tol,
+        )
+    else:
+        row("Thm 1.1: step natural along covers", None, "no covering relation between unsplit objects", "-")
     if ln.worst_without_message is not None:
         row(
             "Thm 1.1 without the fork's message (control)",
@@ -265,7 +276,7 @@ def presheaf_rows(tgt: Target, raw_graph: LayerGraph) -> list[PresheafRow]:
     from pybridge.site.presheaf import ActivityPresheaf, check_section, model_outputs, propagate
 
     graph = raw_graph.normalized()
-    ref = model_outputs(tgt.module, tgt.inputs)
+    ref = model_outputs(tgt.module, tgt.inputs, name=tgt.name)
     pre = ActivityPresheaf(graph)
     out: list[PresheafRow] = []
 
@@ -295,17 +306,32 @@ def presheaf_rows(tgt: Target, raw_graph: LayerGraph) -> list[PresheafRow]:
         neg = propagate(ActivityPresheaf(raw_graph), {n: raw_graph.values[n] for n in raw_graph.inputs})
         if neg.unique:
             row("raw site: section unique (no control)", True, "-", "-", must_hold=False)
+        elif not neg.perturbed:
+            # every free factor is a mask, an index or empty: nothing to perturb, no second section
+            row(
+                f"raw site: unique? (control; {len(neg.free)} free factor(s))",
+                None,
+                "nothing to perturb: the free factor(s) are masks, indices or empty",
+                "-",
+                must_hold=False,
+            )
         else:
             gap_txt = "-" if neg.alternative_output_gap is None else f"{neg.alternative_output_gap:.1e}"
             row(
                 f"raw site: unique? (control; {len(neg.free)} free factor(s))",
                 False,
-                f"2 sections, outputs differ by {gap_txt}",
+                f"2 sections, outputs differ by {gap_txt}"
+                + (
+                    f" ({len(neg.perturbed)} of {len(neg.free)} free factors perturbed; the others "
+                    "are masks, indices or empty)"
+                    if len(neg.perturbed) < len(neg.free)
+                    else ""
+                ),
                 "-",
                 must_hold=False,
             )
     try:
-        for p in path_sum_check(raw_graph, tgt.module, tgt.inputs):
+        for p in path_sum_check(raw_graph, tgt.module, tgt.inputs, name=tgt.name):
             row(
                 f"path sum {p.input} -> {p.output} ({p.paths} paths)",
                 p.ok,

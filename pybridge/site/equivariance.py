@@ -26,6 +26,7 @@ import torch
 from pybridge.capture import Method
 from pybridge.errors import UsageError
 from pybridge.site.graph import LayerGraph, extract
+from pybridge.targets import user_code
 
 #: Relative tolerance per dtype under which a defect counts as "equivariant (to rounding)".
 TOLERANCE: dict[torch.dtype, float] = {
@@ -117,6 +118,7 @@ def model_defect(
     *,
     step: int = 1,
     dtype: torch.dtype = torch.float64,
+    name: str = "model",
 ) -> ModelDefect | None:
     """The whole model's defect on its example input (None when the input is not an image)."""
     if group not in GROUPS:
@@ -128,7 +130,8 @@ def model_defect(
     gx = _act(group, x, step)
     if gx is None:
         return None
-    y, gy = model(x), model(gx)
+    with user_code(name, f"the model's forward ({str(dtype).removeprefix('torch.')} copy)"):
+        y, gy = model(x), model(gx)
     if not isinstance(y, torch.Tensor):
         return None
     tol = TOLERANCE.get(dtype, 1e-5)
@@ -154,5 +157,5 @@ def equivariance_report(
     model's defect."""
     graph = extract(module, inputs, name, dtype=dtype, method=method)
     return layer_defects(graph, group, step=step, dtype=dtype), model_defect(
-        module, inputs, group, step=step, dtype=dtype
+        module, inputs, group, step=step, dtype=dtype, name=name
     )

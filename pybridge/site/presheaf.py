@@ -136,6 +136,10 @@ class Propagation:
     reproduces_model: float | None  # worst relative error against model(x) in float64; None if not unique
     alternative_section: SectionCheck | None  # a second section agreeing on the inputs (when not unique)
     alternative_output_gap: float | None  # relative gap between the two sections' outputs
+    #: The free factors the alternative section actually perturbs: floating-point factors with at least
+    #: one entry. Boolean and integer factors (masks, indices) and factors with no entries are kept as
+    #: recorded, so when this is empty the two sections coincide and the control shows nothing.
+    perturbed: tuple[str, ...] = ()
 
 
 @torch.no_grad()
@@ -151,16 +155,19 @@ def propagate(
     A non-fork element takes its value from a known upper cover; a fork object ``A`` is glued when every
     factor of ``F(A)`` is pinned by a covering relation ``a'_i <= A`` realised by the projection ``i``.
     If some factor is pinned by none, the section is not unique: the factor is filled once with the
-    recorded activation and once perturbed (+1), and both families are checked to be sections.
+    recorded activation and once perturbed (+1), and both families are checked to be sections. Only
+    floating-point factors with entries are perturbed (:attr:`Propagation.perturbed`); a boolean or
+    integer factor (a mask, an index) keeps its recorded value, since adding 1 would change its dtype.
     ``reference`` (the model's own outputs, in the order of ``graph.outputs``) is compared with the
     propagated outputs.
     """
     P = pre.poset
     recorded = pre.recorded()
 
-    def run(fill: float | None) -> tuple[dict[str, Any], list[str]]:
+    def run(fill: float | None) -> tuple[dict[str, Any], list[str], list[str]]:
         values: dict[str, Any] = dict(inputs)
         free: list[str] = []
+        perturbed: list[str] = []
         upper: list[list[tuple[int, tuple[Arrow, ...]]]] = [[] for _ in range(P.n)]
         pins: dict[int, dict[int, int]] = {}
         for lo, hi in P.covers:
@@ -188,8 +195,17 @@ def propagate(
                             if i in pin:
                                 parts.append(values[P.names[pin[i]]])
                             else:
-                                free.append(f"{name} factor {i} ({u})")
-                                parts.append(recorded[name][i] + fill)
+                                label = f"{name} factor {i} ({u})"
+                                free.append(label)
+                                part = recorded[name][i]
+                                if (
+                                    isinstance(part, torch.Tensor)
+                                    and part.is_floating_point()
+                                    and part.numel() > 0
+                                ):
+                                    perturbed.append(label)
+                                    part = part + fill
+                                parts.append(part)
                         values[name] = tuple(parts)
                         forced.add(x)
                         changed = True
@@ -199,9 +215,9 @@ def propagate(
                         values[name] = pre.restrict(chain, values[P.names[hi]])
                         changed = True
                         break
-        return values, free
+        return values, free, perturbed
 
-    values, _ = run(None)
+    values, _, _ = run(None)
     missing = [n for n in P.names if n not in values]
     if not missing:
         sec = check_section(pre, values, rtol)
@@ -210,8 +226,8 @@ def propagate(
             got = [values[o] for o in pre.graph.outputs]
             gap = max((_diff(g, r) for g, r in zip(got, reference, strict=True)), default=0.0)
         return Propagation(True, (), sec, gap, None, None)
-    base, free = run(0.0)
-    alt, _ = run(1.0)
+    base, free, _ = run(0.0)
+    alt, _, perturbed = run(1.0)
     sec = (
         check_section(pre, base, rtol)
         if all(n in base for n in P.names)
@@ -221,14 +237,23 @@ def propagate(
     gap = None
     if all(o in base and o in alt for o in pre.graph.outputs):
         gap = max(_diff(alt[o], base[o]) for o in pre.graph.outputs)
-    return Propagation(False, tuple(dict.fromkeys(free)), sec, None, alt_sec, gap)
+    return Propagation(
+        False, tuple(dict.fromkeys(free)), sec, None, alt_sec, gap, tuple(dict.fromkeys(perturbed))
+    )
 
 
-def model_outputs(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
-    """The model's own outputs in float64, flattened in return order (the independent reference)."""
+def model_outputs(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], *, name: str = "model"
+                  ) -> list[torch.Tensor]:
+    """The model's own outputs in float64, flattened in return order (the independent reference).
+
+    The user's forward is contained (:func:`pybridge.targets.user_code`): its prints go to stderr, and
+    what it raises is a one-line :class:`pybridge.errors.UserCodeError` naming ``name``.
+    """
+    from pybridge.targets import user_code
+
     model = copy.deepcopy(module).eval().double()
     xs = tuple(x.double() if x.is_floating_point() else x for x in inputs)
-    with torch.no_grad():
+    with torch.no_grad(), user_code(name, "the model's forward (float64 copy)"):
         out = model(*xs)
     flat: list[torch.Tensor] = []
 

@@ -56,9 +56,10 @@ import torch
 import torch.fx
 from torch.func import functional_call
 
-from pybridge.errors import SiteError
+from pybridge.errors import SiteError, UserCodeError
 from pybridge.site.fork import Poset, Site, fork_name
 from pybridge.site.graph import LayerGraph, extract, rerunnable
+from pybridge.targets import _quote, user_code, user_stdout
 
 #: Relative tolerance of the forward-pass checks in float64 (lax: the same operations recomputed).
 FORWARD_RTOL = 1e-10
@@ -417,6 +418,7 @@ def forward_naturality(
     *,
     seed: int = 0,
     rtol: float = FORWARD_RTOL,
+    name: str = "model",
 ) -> ForwardCheck:
     """Check that the forward pass with random weights is natural in W (see the module docstring).
 
@@ -432,7 +434,7 @@ def forward_naturality(
             raise SiteError(f"weights: parameter {p!r} of the traced model is not a parameter of the module")
         named[p].copy_(v)
     cap = W.graph.capture
-    ref_graph = extract(model, xs, "weights reference",
+    ref_graph = extract(model, xs, name,
                         method="fx" if cap is not None and cap.method == "torch.fx" else "auto")
     if W.graph.copies_of:
         ref_graph = ref_graph.normalized()
@@ -466,7 +468,8 @@ def forward_naturality(
         values[node.name] = W.evaluate(node.name, [values[u] for u in node.preds], W.masked(w, keep))
     prop = _family(W, values)
     worst_prop = max((_value_rel(prop[n], ref[n]) for n in P.names), default=0.0)
-    own = _module_outputs(functional_call(model, w, xs))
+    with user_code(name, "the model's forward (float64 copy, random weights)"):
+        own = _module_outputs(functional_call(model, w, xs))
     got = [values[o] for o in W.graph.outputs]
     worst_out = (
         max((_value_rel(g, r) for g, r in zip(got, own, strict=True)), default=0.0)
@@ -503,6 +506,9 @@ class LearningReport:
     worst_natural_split: float | None
     worst_without_message: float | None  # non-closed objects, message dropped (expected to fail)
     tolerance: float
+    #: Covering relations compared for ``worst_natural_clean`` (both ends sampled, neither split); with
+    #: none, that residual is vacuous.
+    natural_clean_pairs: int = 0
 
     @property
     def closed(self) -> int:
@@ -532,6 +538,7 @@ def learning_naturality(
     seed: int = 0,
     rtol: float = STEP_RTOL,
     max_objects: int = MAX_SUBNETWORKS,
+    name: str = "model",
 ) -> LearningReport:
     """Thm 1.1: one SGD step on the whole model, restricted to each ``W(x)``, against the sub-network's.
 
@@ -554,7 +561,8 @@ def learning_naturality(
         )
     # whole model: autograd through the module itself
     wg = {p: v.clone().requires_grad_() for p, v in w.items()}
-    own = _module_outputs(functional_call(model, wg, xs))
+    with user_code(name, "the model's forward (float64 copy)"):
+        own = _module_outputs(functional_call(model, wg, xs))
     if len(own) != len(outs_names):
         raise SiteError(
             f"weights: the module returns {len(own)} tensors, the graph has {len(outs_names)} outputs"
@@ -563,7 +571,15 @@ def learning_naturality(
     if not loss.requires_grad:
         raise SiteError("weights: no floating-point output depends on the parameters; no loss to learn from")
     names = list(wg)
-    grads = torch.autograd.grad(loss, [wg[p] for p in names], allow_unused=True)
+    try:
+        with user_stdout():
+            grads = torch.autograd.grad(loss, [wg[p] for p in names], allow_unused=True)
+    except RuntimeError as err:
+        # the model itself cannot be differentiated as written (e.g. an in-place op overwrites a value
+        # autograd saved: plain .backward() on the model fails the same way): no step to compare with
+        raise SiteError(f"the model's own backward fails ({_quote(err)})") from None
+    except BaseException as err:  # noqa: BLE001 - the user's code (a custom backward, SystemExit, ...)
+        raise UserCodeError(f"{name}: backward through the model's forward raised {_quote(err)}") from None
     G = {
         p: (g if g is not None else torch.zeros_like(w[p])).detach()
         for p, g in zip(names, grads, strict=True)
@@ -598,6 +614,11 @@ def learning_naturality(
             z = values[m].detach().clone().requires_grad_()
             args[slot] = z
             out = W.evaluate(r, args, w)
+            if not (isinstance(out, torch.Tensor) and out.requires_grad):
+                # r's value does not depend on this argument's values (``aten.copy(self, src)``, which
+                # torch.export's circular padding produces, reads only the shape of ``self``): the
+                # pull-back is zero, and autograd refuses an output without a grad_fn.
+                continue
             (back,) = torch.autograd.grad(out, [z], act_grad[r], allow_unused=True)
             if back is not None:
                 total = back if total is None else total + back
@@ -667,7 +688,7 @@ def learning_naturality(
         steps[x] = (step_x, StepAt(name, len(order), closed, W.split_at(name), res, res_plain))
     clean = [s for _, s in steps.values() if not s.split]
     split = [s for _, s in steps.values() if s.split]
-    nat_clean, nat_split = 0.0, None
+    nat_clean, nat_split, nat_pairs = 0.0, None, 0
     for lo, hi in P.covers:
         if lo not in steps or hi not in steps:
             continue
@@ -679,6 +700,7 @@ def learning_naturality(
             nat_split = r if nat_split is None else max(nat_split, r)
         else:
             nat_clean = max(nat_clean, r)
+            nat_pairs += 1
     plain_res = [
         s.residual_without_message for _, s in steps.values() if s.residual_without_message is not None
     ]
@@ -691,4 +713,5 @@ def learning_naturality(
         worst_natural_split=nat_split,
         worst_without_message=max(plain_res, default=None),
         tolerance=rtol,
+        natural_clean_pairs=nat_pairs,
     )
