@@ -208,6 +208,10 @@ def run_corpus(names: Sequence[str] | None = None) -> list[CorpusRow]:
 
 BEGIN = "<!-- BEGIN GENERATED: model corpus (python -m pybridge.corpus --write-readme) -->"
 END = "<!-- END GENERATED: model corpus -->"
+def _agree_cell(agree: bool | None) -> str:
+    return "n/a" if agree is None else "yes" if agree else "NO"
+
+
 HEADER = ("| model | capture | nodes | verdict (offending op classes) | probe | agree | site objects | "
           "thin raw / normal | largest \\|Ω(x)\\| | presheaf checks | equivariance | seconds |")
 
@@ -216,7 +220,7 @@ def row_cells(r: CorpusRow) -> list[str]:
     """The cells of one table row (the last one, seconds, is a measurement of this machine)."""
     ops = ", ".join(r.offending_ops) if r.offending_ops else "—"
     return [
-        f"`{r.model}`", r.capture, str(r.nodes), f"{r.verdict} ({ops})", r.probe, "n/a" if r.agree is None else "yes" if r.agree else "NO",
+        f"`{r.model}`", r.capture, str(r.nodes), f"{r.verdict} ({ops})", r.probe, _agree_cell(r.agree),
         str(r.site_objects), f"{'yes' if r.thin_raw else 'no'} / {'yes' if r.thin_normal else 'no'}",
         str(r.largest_omega),
         "all hold" if not r.presheaf_failed else "FAIL: " + "; ".join(r.presheaf_failed),
