@@ -7,6 +7,7 @@ import Formal.Network.Laws
 import Formal.Network.Derived
 import Formal.Network.Rewrites
 import Formal.Network.Batch
+import Formal.Network.Stack
 
 -- The Zoo: the single catalogue of emitted layers
 import Formal.Zoo.MLP

@@ -3,6 +3,7 @@ import Formal.Network.Laws
 import Formal.Network.Derived
 import Formal.Network.Rewrites
 import Formal.Network.Batch
+import Formal.Network.Stack
 import Formal.Zoo.MLP
 import Formal.Zoo.Attention
 import Formal.Zoo.EncoderBlock
@@ -122,9 +123,17 @@ def tbArchDispatch : Claim where
   status := .proved
   decls := [``Formal.Arch.evalBatch, ``Formal.Arch.evalBatch_reindex, ``Formal.Arch.copair_dispatch]
 
+def tbArchGluStacked : Claim where
+  id := "TB.Arch.gluStacked"
+  paper := "TB"
+  statement := "The gated linear unit copy ≫ (linear [] m n ⊗ (linear [] m n ≫ sigmoid [n])) ≫ mul [n] with value weights (W, b) and gate weights (W', b') gives, at every input and output entry, the value of glu (first half times the sigmoid of the second half, as torch.nn.functional.glu) on the affine map whose weight is the rows of W above the rows of W' and whose bias is b above b' (as torch.cat). Over any Scalar and Transcendental operations, with no law assumed: each entry of an affine map reads only its own weight row and bias entry."
+  status := .proved
+  decls := [``Formal.Kernel.stack, ``Formal.Kernel.glu, ``Formal.Kernel.affine_stack_castAdd, ``Formal.Kernel.affine_stack_natAdd, ``Formal.Kernel.glu_affine_stack, ``Formal.Arch.glu_stacked]
+
 /-- The claims of the layer syntax and the Zoo. -/
 def networkClaims : List Claim :=
-  [tbArchAssoc, tbArchUnit, tbArchInterchange, tbArchAttnCore, tbArchCongr, tbArchDispatch]
+  [tbArchAssoc, tbArchUnit, tbArchInterchange, tbArchAttnCore, tbArchCongr, tbArchDispatch,
+    tbArchGluStacked]
 
 /-! ## Categorical core (`Formal/Category`, `Formal/Fam`, `Formal/Para`) -/
 

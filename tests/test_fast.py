@@ -25,6 +25,7 @@ from pybridge.torch.optimize import (
     ATTN_CORE_CAUSAL,
     CONGRUENCE,
     COPAIR_DISPATCH,
+    GLU_STACKED,
     LAX_TOLERANCE,
     REWRITES,
     Rewrite,
@@ -250,6 +251,106 @@ def test_copair_dispatch_runs_each_branch_on_its_rows_only(monkeypatch: pytest.M
         assert (got - literal(x)).abs().max().item() <= LAX_TOLERANCE[torch.float64]
     xg = x.clone().requires_grad_(True)
     assert torch.autograd.gradcheck(fast, (xg,), eps=1e-6, atol=1e-6)
+
+
+def test_glu_runs_as_one_stacked_linear_under_glu_stacked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Formal.Arch.glu_stacked: one F.linear of width 2n over the stacked weights, then F.glu; the two
+    Lean leaves stay two weight sets (views of the stacked parameters), in the term's order."""
+    term, sig = instantiate("glu", {"d_in": 5, "d_out": 3})
+    literal, fast = _pair(term, ALL_LEMMAS)
+    assert fast.lean_rewrites == ((GLU_STACKED.lemma, "·"),)
+    assert [type(m).__name__ for m in fast.modules()] == ["Net", "StackedLinear"]
+    (w, b), (w2, b2) = leaf_pairs(literal)
+    # the reparametrisation is Kernel.stack, i.e. torch.cat along the rows: value rows above gate rows
+    assert torch.equal(fast.p0.weight.detach(), torch.cat((w, w2)))
+    assert torch.equal(fast.p0.bias.detach(), torch.cat((b, b2)))
+    assert [(tuple(a.shape), tuple(c.shape)) for a, c in leaf_pairs(fast)] == [((3, 5), (3,)), ((3, 5), (3,))]
+    widths: list[int] = []
+    original = torch.nn.functional.linear
+
+    def counting(inp: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+        widths.append(weight.shape[0])
+        return original(inp, weight, bias)
+
+    x = random_input(sig.dom, 7, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    monkeypatch.setattr(torch.nn.functional, "linear", counting)
+    with torch.no_grad():
+        got = fast(x)
+    monkeypatch.undo()
+    assert widths == [6]  # one matrix product of width 2n, not two of width n
+    # independent reference: the Lean term's meaning written by hand, value ⊙ σ(gate)
+    want = (x @ w.T + b) * torch.sigmoid(x @ w2.T + b2)
+    assert (got - want).abs().max().item() <= 1e-12
+    with torch.no_grad():
+        assert (got - literal(x)).abs().max().item() <= LAX_TOLERANCE[torch.float64]
+    # training: gradients reach the stacked parameters, and equal the two leaves' gradients stacked
+    xg = x.clone().requires_grad_(True)
+    assert torch.autograd.gradcheck(fast, (xg,), eps=1e-6, atol=1e-6)
+    fast.zero_grad()
+    literal.zero_grad()
+    fast(x).sum().backward()
+    literal(x).sum().backward()
+    lit = [m for m in literal.modules() if isinstance(m, runtime.Linear)]
+    assert torch.allclose(fast.p0.weight.grad, torch.cat([m.weight.grad for m in lit]), atol=1e-12)
+    assert torch.allclose(fast.p0.bias.grad, torch.cat([m.bias.grad for m in lit]), atol=1e-12)
+
+
+def test_glu_without_its_lemma_is_two_linears() -> None:
+    term, _ = instantiate("glu", {"d_in": 5, "d_out": 3})
+    prog = straight.program(term, ALL_LEMMAS - {GLU_STACKED.lemma})
+    assert prog.rewrites == []
+    assert sum("F.linear(" in line for line in prog.body) == 2
+    assert not any("F.glu" in line for line in prog.body)
+
+
+def test_glu_stacked_matches_only_its_left_side() -> None:
+    """Terms that differ from the lemma's left side in any one place are not realised by F.glu."""
+    m, n = 4, 3
+    lin = T.Linear(pre=(), m=m, n=n)
+    glu = T.Comp(
+        f=T.Copy(s=tensor(m)),
+        g=T.Comp(f=T.Par(f=lin, g=T.Comp(f=lin, g=T.Sigmoid(s=(n,)))), g=T.Mul(s=(n,))),
+    )
+    assert straight.glu_dims(glu) == (m, n)
+
+    def shaped(left: T.Term, right: T.Term, join: T.Term) -> T.Term:
+        return T.Comp(f=T.Copy(s=tensor(m)), g=T.Comp(f=T.Par(f=left, g=right), g=join))
+
+    gate = T.Comp(f=lin, g=T.Sigmoid(s=(n,)))
+    variants = [
+        shaped(gate, lin, T.Mul(s=(n,))),  # the gate on the left branch instead of the right
+        shaped(lin, gate, T.Add(s=(n,))),  # add instead of mul
+        shaped(lin, T.Comp(f=lin, g=T.ReLU(s=(n,))), T.Mul(s=(n,))),  # relu instead of sigmoid
+        # linears over a leading axis (the lemma is stated for pre = [])
+        T.Comp(
+            f=T.Copy(s=tensor(2, m)),
+            g=T.Comp(
+                f=T.Par(
+                    f=T.Linear(pre=(2,), m=m, n=n),
+                    g=T.Comp(f=T.Linear(pre=(2,), m=m, n=n), g=T.Sigmoid(s=(2, n))),
+                ),
+                g=T.Mul(s=(2, n)),
+            ),
+        ),
+    ]
+    for term in variants:
+        signature(term)  # each variant is well typed
+        assert straight.glu_dims(term) is None
+        assert GLU_STACKED.lemma not in [lemma for lemma, _ in straight.program(term, ALL_LEMMAS).rewrites]
+
+
+def test_glu_stacked_against_the_exact_interpreter() -> None:
+    """The optimised glu's weights, read back as Lean's parameters through the stacked leaves, give the
+    same values under the exact interpreter of Arch.eval as the module computes."""
+    term, sig = instantiate("glu", {"d_in": 4, "d_out": 3})
+    _, fast = _pair(term, ALL_LEMMAS)
+    params = E.params_from_module(term, fast)
+    x = random_input(sig.dom, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
+    with torch.no_grad():
+        got = fast(x)
+    for i in range(3):
+        want = E.eval_term(term, params, E.sample(x, i), E.FLOAT)
+        assert E.max_abs_error(want, E.tensor_to_lists(got[i])) <= 1e-12
 
 
 def test_without_the_dispatch_lemma_copair_is_masked_and_strict() -> None:

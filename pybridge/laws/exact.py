@@ -724,9 +724,11 @@ def params_from_module(term: T.Term, module: torch.nn.Module) -> Params:
         if pos >= len(leaves):
             raise ShapeError(f"the module has {len(leaves)} parametrised leaves, fewer than the term needs")
         leaf = leaves[pos]
-        expected = {T.Linear: runtime.Linear, T.LayerNorm: runtime.LayerNorm, T.RmsNorm: runtime.RmsNorm}[
-            type(t)
-        ]
+        expected = {
+            T.Linear: (runtime.Linear, runtime.LinearRows),
+            T.LayerNorm: runtime.LayerNorm,
+            T.RmsNorm: runtime.RmsNorm,
+        }[type(t)]
         if not isinstance(leaf, expected):
             raise ShapeError(f"leaf {pos} is a {type(leaf).__name__}, the term has {type(t).__name__} there")
         pos += 1

@@ -22,9 +22,12 @@ The rewrites (:data:`REWRITES`):
 
 Realisation laws, not term rewrites, recorded the same way by the straight-line realisation
 (:mod:`pybridge.torch.straight`): ``Formal.Arch.copair_dispatch`` (lax) for a ``copair`` run by
-dispatch (each branch only on its own rows). Lax means last-bit differences from another
-association of the floating-point sums; :data:`LAX_TOLERANCE` is what ``pybridge check`` allows
-between the two realisations.
+dispatch (each branch only on its own rows), and ``Formal.Arch.glu_stacked`` (lax) for the gated
+linear unit ``copy ≫ (linear [] m n ⊗ (linear [] m n ≫ sigmoid [n])) ≫ mul [n]`` run as
+``F.glu(F.linear(x, W_stacked, b_stacked), -1)``, its two weight sets stored stacked
+(:class:`pybridge.torch.runtime.StackedLinear`, still two leaves in the same order). Lax means
+last-bit differences from another association of the floating-point sums; :data:`LAX_TOLERANCE` is
+what ``pybridge check`` allows between the two realisations.
 """
 
 from __future__ import annotations
@@ -75,8 +78,14 @@ COPAIR_DISPATCH = Rewrite(
     "lax",
     "copair on a batch = each row through its own branch (run by dispatch: each branch on its own rows)",
 )
+GLU_STACKED = Rewrite(
+    "Formal.Arch.glu_stacked",
+    "lax",
+    "copy ≫ (linear [] m n ⊗ (linear [] m n ≫ sigmoid [n])) ≫ mul [n] with weights (W, b), (W', b') = "
+    "glu of the affine map with weight stack W W' and bias stack b b' (one F.linear, then F.glu)",
+)
 #: Every law the optimised realisation may cite, in the order of the README table.
-REWRITES: tuple[Rewrite, ...] = (ASSOC, ATTN_CORE, ATTN_CORE_CAUSAL, COPAIR_DISPATCH)
+REWRITES: tuple[Rewrite, ...] = (ASSOC, ATTN_CORE, ATTN_CORE_CAUSAL, COPAIR_DISPATCH, GLU_STACKED)
 
 #: Congruence lemmas that carry a rewrite into the side of a composite, product or copairing.
 CONGRUENCE: dict[tuple[str, str], str] = {

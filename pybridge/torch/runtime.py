@@ -104,6 +104,43 @@ class Linear(nn.Linear):
     """``Arch.linear pre m n``: ``nn.Linear(m, n)`` on the last axis."""
 
 
+class StackedLinear(nn.Linear):
+    """Two ``Arch.linear [] m n`` leaves that read the same input, stored as one ``nn.Linear(m, 2n)``
+    whose weight is the first leaf's rows above the second's (``torch.cat((W, W'))``, Lean's
+    ``Formal.Kernel.stack W W'``; used under ``Formal.Arch.glu_stacked``). It counts as two
+    parametrised leaves (:func:`_leaves`), each a view of its rows (:class:`LinearRows`), so weight
+    pairs load into it as into two ``Linear`` leaves. ``nn.Linear(m, 2n)`` initialises its weight and
+    bias from the same distribution as two ``nn.Linear(m, n)`` (both bounds are ``1/√m``)."""
+
+    def __init__(self, m, n, device=None, dtype=None):
+        super().__init__(int(m), 2 * int(n), device=device, dtype=dtype)
+
+    def rows(self):
+        """The two leaves: rows ``0:n`` (the first ``linear``) and ``n:2n`` (the second)."""
+        n = self.out_features // 2
+        return [LinearRows(self, 0, n), LinearRows(self, n, 2 * n)]
+
+
+class LinearRows:
+    """Rows ``start:stop`` of a :class:`StackedLinear`, as a parametrised leaf: ``weight`` and ``bias``
+    are views of the stacked parameters (copying into them writes the stacked parameters)."""
+
+    def __init__(self, stacked, start, stop):
+        self.stacked = stacked
+        self.start = int(start)
+        self.stop = int(stop)
+        self.in_features = stacked.in_features
+        self.out_features = self.stop - self.start
+
+    @property
+    def weight(self):
+        return self.stacked.weight[self.start : self.stop]
+
+    @property
+    def bias(self):
+        return self.stacked.bias[self.start : self.stop]
+
+
 class ReLU(nn.Module):
     """``Arch.relu``."""
 
@@ -295,7 +332,10 @@ class Sdpa(nn.Module):
 
 
 def _leaves(module):
-    """Parametrised leaves in depth-first order (the order of the Lean term)."""
+    """Parametrised leaves in depth-first order (the order of the Lean term); a ``StackedLinear`` is
+    its two ``LinearRows``."""
+    if isinstance(module, StackedLinear):
+        return module.rows()
     if isinstance(module, (Linear, LayerNorm, RmsNorm)):
         return [module]
     out = []

@@ -39,11 +39,11 @@ import torch
 
 from pybridge.errors import ShapeError
 from pybridge.spec import terms as T
-from pybridge.spec.shapes import CoprodShape, ProdShape, Shape
+from pybridge.spec.shapes import CoprodShape, ProdShape, Shape, TensorShape
 from pybridge.spec.typing import signature
 from pybridge.torch import runtime
 from pybridge.torch.compiler import _const, _int, realize
-from pybridge.torch.optimize import COPAIR_DISPATCH, declared_theorems, optimise
+from pybridge.torch.optimize import COPAIR_DISPATCH, GLU_STACKED, declared_theorems, optimise
 
 
 @dataclass(frozen=True)
@@ -197,8 +197,43 @@ def _id(g: _Gen, t: T.Term, p: str, x: Val) -> Val:
     return x
 
 
+def glu_dims(t: T.Term) -> tuple[int, int] | None:
+    """``(m, n)`` when ``t`` is the left side of ``Formal.Arch.glu_stacked``,
+    ``copy (tensor [m]) ≫ (linear [] m n ⊗ (linear [] m n ≫ sigmoid [n])) ≫ mul [n]``, with ``m`` and
+    ``n`` known integers; else None."""
+    match t:
+        case T.Comp(
+            f=T.Copy(s=TensorShape(dims=(m,))),
+            g=T.Comp(
+                f=T.Par(
+                    f=T.Linear(pre=(), m=m1, n=n1),
+                    g=T.Comp(f=T.Linear(pre=(), m=m2, n=n2), g=T.Sigmoid(s=(n3,))),
+                ),
+                g=T.Mul(s=(n4,)),
+            ),
+        ):
+            if isinstance(m, int) and isinstance(n1, int) and m == m1 == m2 and n1 == n2 == n3 == n4:
+                return m, n1
+    return None
+
+
 def _comp(g: _Gen, t: T.Term, p: str, x: Val) -> Val:
     assert isinstance(t, T.Comp)
+    dims = glu_dims(t) if GLU_STACKED.lemma in g.lemmas else None
+    if dims is not None and isinstance(x, str):
+        # Formal.Arch.glu_stacked: both linear leaves in one StackedLinear (rows of the first above
+        # the second's), one F.linear, then F.glu (first half times the sigmoid of the second half).
+        m, n = dims
+        name = f"p{len(g.modules)}"
+        g.modules[p] = name
+        where = _join(p, "g.f")
+        g.prog.init.append(f"        self.{name} = StackedLinear({m}, {n}, **kw)  # linear, linear @ {where}")
+        g.prog.rewrites.append((GLU_STACKED.lemma, p))
+        return g.op(
+            f"F.glu(F.linear({x}, self.{name}.weight, self.{name}.bias), -1)",
+            f"glu ({GLU_STACKED.lemma})",
+            p,
+        )
     return g.run(t.g, _join(p, "g"), g.run(t.f, _join(p, "f"), x))
 
 
