@@ -8,6 +8,15 @@ otherwise the memory the operating system reports as available.
 
 The estimate counts every constructor's output as live at once (an over-estimate of the peak of a
 forward pass), and :data:`MODULE_BYTES` per ``nn.Module`` object.
+
+A model given as ``file.py:factory`` has no term: :func:`model_estimate` reads the same quantities off the
+module (its parameters and buffers, its example input) and :func:`value_bytes` off the values of its
+captured graph, so that the model commands count what they allocate for it (a float64 copy of the model,
+the recorded activations, the probe's grids) against the same limit.
+
+Whatever the limit, no request of more than :data:`ADDRESSABLE` bytes is let through: PyTorch computes a
+tensor's size in bytes as a signed 64-bit integer, and a larger shape would fail inside torch (``Storage
+size calculation overflowed``) instead of as a one-line error.
 """
 
 from __future__ import annotations
@@ -24,6 +33,10 @@ from pybridge.spec.typing import signature
 
 #: Bytes per ``nn.Module`` object (its ``__dict__``, parameter and hook tables, the emitted line).
 MODULE_BYTES = 4096
+
+#: The most bytes any request may need: ``2^63 - 1``, the largest tensor size PyTorch can compute (a
+#: signed 64-bit byte count), far beyond any machine's memory.
+ADDRESSABLE = 2**63 - 1
 
 _limit: int | None = None
 
@@ -145,15 +158,58 @@ def _human(n: int) -> str:
     return str(n)  # pragma: no cover
 
 
-def require(est: Estimate, what: str) -> None:
-    """Raise :class:`ResourceLimitError` (exit 14) when ``est`` exceeds the limit."""
-    cap, source = limit()
-    if cap is None or est.total <= cap:
-        return
+def require(
+    est: Estimate, what: str, *, at_least: bool = False, cap: tuple[int | None, str] | None = None
+) -> None:
+    """Raise :class:`ResourceLimitError` (exit 14) when ``est`` exceeds the limit, or :data:`ADDRESSABLE`
+    whatever the limit (a byte count PyTorch cannot represent). ``at_least``: ``est`` is what has been
+    counted so far of a larger need (the message says "at least"). ``cap``: the limit as :func:`limit`
+    returned it before the allocations being counted began (the available memory shrinks as they are
+    made; read once, it is not counted twice)."""
+    cap, source = limit() if cap is None else cap
     total = est.total
+    if total > ADDRESSABLE and (cap is None or cap >= total):
+        bound = "PyTorch can address (2^63 bytes)"
+    elif cap is None or total <= cap:
+        return
+    else:
+        bound = f"{source} ({_human(cap) if cap < 1024**6 else f'about 10^{len(str(cap)) - 1} bytes'})"
     shown = _human(total) if total < 1024**6 else f"about 10^{len(str(total)) - 1} bytes"
     weights = _human(est.weights) if est.weights < 1024**6 else "beyond 1 EiB"
     raise ResourceLimitError(
-        f"{what} would need {shown} (weights {weights}, "
-        f"{est.modules} modules), more than {source} ({_human(cap)}); choose smaller dimensions"
+        f"{what} would need {'at least ' if at_least else ''}{shown} (weights {weights}, "
+        f"{est.modules} modules), more than {bound}; choose smaller dimensions"
     )
+
+
+def value_bytes(value: object, dtype_bytes: int | None = None) -> int:
+    """Bytes of the tensors in ``value`` (a tensor, or tuples, lists and dicts of them; fake and meta
+    tensors count by their shape). Floating tensors count ``dtype_bytes`` per entry when given (the
+    float64 copy a command makes), other tensors their own element size."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        size = dtype_bytes if dtype_bytes is not None and value.is_floating_point() else value.element_size()
+        return int(value.numel()) * size
+    if isinstance(value, list | tuple):
+        return sum(value_bytes(v, dtype_bytes) for v in value)
+    if isinstance(value, dict):
+        return sum(value_bytes(v, dtype_bytes) for v in value.values())
+    return 0
+
+
+def model_estimate(module: object, inputs: object = (), *, dtype_bytes: int = 8) -> Estimate:
+    """Bytes of a copy of a user's model (``file.py:factory``) with its floating parameters and buffers
+    in ``dtype_bytes``-byte floats (a tensor shared by several modules counts once), of its example
+    ``inputs`` in the same dtype (as ``activations``), and its ``nn.Module`` objects."""
+    import torch
+
+    assert isinstance(module, torch.nn.Module)
+    seen: set[int] = set()
+    weights = 0
+    for t in (*module.parameters(), *module.buffers()):
+        if id(t) not in seen:
+            seen.add(id(t))
+            weights += value_bytes(t, dtype_bytes)
+    modules = sum(1 for _ in module.modules())
+    return Estimate(weights=weights, activations=value_bytes(inputs, dtype_bytes), modules=modules)

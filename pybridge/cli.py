@@ -95,8 +95,9 @@ def _options(
     max_memory: str | None = typer.Option(
         None,
         "--max-memory",
-        help="Stop (exit 14) before any command allocates more than this (e.g. 512M, 2G); "
-        "default: $PYBRIDGE_MAX_MEMORY, else the available memory.",
+        help="Stop (exit 14) before a command allocates more than this, as counted in advance (e.g. 512M, "
+        "2G): a layer's weights, activations and modules; a model's float64 copy, recorded activations "
+        "and probe grid; default: $PYBRIDGE_MAX_MEMORY, else the available memory.",
     ),
 ) -> None:
     """topos-bridge: Lean-defined layers as PyTorch modules, and the topos structure of real models."""

@@ -45,9 +45,15 @@ def _one_line(err: BaseException) -> str:
 _MAX_QUOTE = 200
 
 
-def _quote(err: BaseException) -> str:
+def quote(err: BaseException) -> str:
+    """``Type: first line of the message`` of a user's exception, cut to :data:`_MAX_QUOTE` characters:
+    what a one-line error about the user's code quotes."""
     text = _one_line(err)
     return text if len(text) <= _MAX_QUOTE else text[: _MAX_QUOTE - 3] + "..."
+
+
+#: The former private name, kept for ``pybridge/capture.py`` until it imports :func:`quote`.
+_quote = quote
 
 
 def user_stdout() -> contextlib.AbstractContextManager[Any]:
@@ -69,7 +75,7 @@ def user_code(name: str, what: str) -> Iterator[None]:
     except BridgeError:
         raise
     except BaseException as err:  # noqa: BLE001 - the user's code may raise anything
-        raise UserCodeError(f"{name}: {what} raised {_quote(err)}") from None
+        raise UserCodeError(f"{name}: {what} raised {quote(err)}") from None
 
 
 def _load_factory(spec: str) -> Target:

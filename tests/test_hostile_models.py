@@ -179,6 +179,59 @@ def forward_exits():
     return Exits(), torch.randn(1, 2)
 
 
+class Float64Only(nn.Module):
+    """Captured and traced in float32 without trouble; the fragment probe's float64 copy is what raises,
+    exits or prints (the probe called the forward outside the user-code container)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__()
+        self.what = what
+        self.l = nn.Linear(4, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.dtype == torch.float64:
+            if self.what == "raise":
+                raise ValueError("no float64 here")
+            if self.what == "exit":
+                sys.exit(7)
+            if self.what == "print":
+                print("probe point")
+        return torch.relu(self.l(x))
+
+
+class ExitsUnderVmap(nn.Module):
+    """Exits only when the probe batches it with ``torch.func.vmap`` (the batched grid)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.l = nn.Linear(4, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch._C._functorch.is_batchedtensor(x):
+            sys.exit(9)
+        return torch.relu(self.l(x))
+
+
+def float64_raises():
+    torch.manual_seed(0)
+    return Float64Only("raise"), _x(1, 4)
+
+
+def float64_exits():
+    torch.manual_seed(0)
+    return Float64Only("exit"), _x(1, 4)
+
+
+def float64_prints():
+    torch.manual_seed(0)
+    return Float64Only("print"), _x(1, 4)
+
+
+def exits_under_vmap():
+    torch.manual_seed(0)
+    return ExitsUnderVmap(), _x(1, 4)
+
+
 def _rows(output: str) -> dict[str, str]:
     """``{check: rest of the line}`` from the presheaf table (columns are two or more spaces apart)."""
     out = {}
@@ -347,3 +400,35 @@ def test_presheaf_prints_no_torch_jit_deprecation_warning() -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "path sum" in proc.stdout  # the jvp that loads torch's forward-AD decompositions ran
     assert "torch.jit.script" not in proc.stderr, proc.stderr[-2000:]
+
+
+# -- 7. the fragment probe contains the user's forward ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("factory", "raised"),
+    [
+        ("float64_raises", "ValueError: no float64 here"),
+        ("float64_exits", "SystemExit: 7"),
+        ("exits_under_vmap", "SystemExit: 9"),
+    ],
+)
+def test_fragment_probe_contains_the_forward(factory: str, raised: str) -> None:
+    # before: a raise in the probe was exit 8 ("the model failed on a probe input"), and sys.exit ended
+    # the process with the model's own status (7, 9)
+    res = runner.invoke(app, ["fragment", f"{HERE}:{factory}", "--json"])
+    assert res.exit_code == 16, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1, res.output
+    assert lines[0].startswith(f"error: test_hostile_models:{factory}: the model's forward on a probe input")
+    assert raised in lines[0], lines[0]
+    assert res.stdout == ""
+
+
+def test_fragment_json_is_clean_when_the_probe_prints() -> None:
+    for factory in ("float64_prints", "item_only"):
+        res = runner.invoke(app, ["fragment", f"{HERE}:{factory}", "--json"])
+        assert res.exit_code == 0, res.output
+        data = json.loads(res.stdout)  # before: the probe's prints came first on stdout
+        assert data["target"] == f"test_hostile_models:{factory}"
+        assert ("probe point" if factory == "float64_prints" else "mean") in res.stderr

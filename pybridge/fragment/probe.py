@@ -12,7 +12,14 @@ one grid of step ``h = 2⁻¹⁰`` and reads three grids off it (steps ``h``, ``
   is not PL almost every stencil is non-zero and ``|D| ∝ h²`` (the exponent is fitted from ``8h`` and
   ``h``);
 * first differences: for a continuous map ``max |f(t+h) − f(t)|`` shrinks like ``h``; a jump keeps it
-  at the jump's size, so the ratio between the steps ``h`` and ``8h`` is ``≈ 1/8`` or ``≈ 1``;
+  at the jump's size, so the ratio between the steps ``h`` and ``8h`` is ``≈ 1/8`` or ``≈ 1`` (the
+  reported *jump ratio*). A ramp steeper than ``1/h`` (``relu(1e4·x) − relu(1e4·x − 1)``) also reads
+  ``≈ 1``, so the verdict rests on bisection instead: every stencil whose ``|Δf|`` at ``h`` is more
+  than twice that of both neighbours (at most 32, the largest always among them) is halved
+  :data:`BISECTIONS` times, keeping the half with the larger ``|Δf|``, down to step ``2⁻⁴⁰``; a jump
+  keeps at least half of its ``|Δf|``, a continuous map's shrinks with the step. A line with such a
+  *confirmed jump* makes a PL verdict ``discontinuous-PL`` (a ramp steeper than ``2⁴⁰`` times its
+  height still reads as a jump);
 * refinement, for a line that is not PL at step ``h``: a PL map with thousands of kinks on the line
   (a CNN) makes most stencils at ``h`` straddle a kink, which is no evidence of curvature. Four
   windows of 257 points at step ``h/16`` decide, read at the tolerance scaled by ``(1/16)²`` (a ``C²``
@@ -33,6 +40,13 @@ one grid of step ``h = 2⁻¹⁰`` and reads three grids off it (steps ``h``, ``
 
 "Vanishes" means ``|Δᵏ| ≤ 2^(k+10)·ε·S`` (``ε`` the float64 machine epsilon, ``S`` the largest output
 magnitude on the line); the probe also reports how many stencils are exactly ``0.0``.
+
+The model is the user's code: every call runs inside :func:`pybridge.targets.user_code` (what it prints
+goes to stderr; whatever it raises, ``SystemExit`` included, is a one-line :class:`UserCodeError`, exit
+16). Memory is counted against :mod:`pybridge.budget` before it is allocated: the float64 copy of the
+model, then (after one evaluation has measured the bytes one point allocates and the size of the output)
+the grid of a line, ``_GRID_COPIES`` times its ``points × outputs`` float64 values, plus one point's
+allocations; batches hold at most 512 points, and fewer when the limit leaves room for fewer.
 """
 
 from __future__ import annotations
@@ -45,9 +59,12 @@ from typing import Any, Literal
 import torch
 from pydantic import BaseModel, ConfigDict
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
 
-from pybridge.errors import TargetError
+from pybridge.errors import BridgeError, TargetError, UserCodeError
 from pybridge.fragment.classify import ClassLabel, FragmentClass
+from pybridge.targets import quote, user_code, user_stdout
 
 _EPS = torch.finfo(torch.float64).eps
 
@@ -71,6 +88,15 @@ _CURVED_FRACTION = 0.75
 _REFINE = 16
 _WINDOWS = 4
 _WINDOW_POINTS = 257
+#: Jump confirmation: halvings of a candidate stencil (``h = 2⁻¹⁰`` down to ``2⁻⁴⁰``), the most
+#: candidates per line, and the contrast over both neighbours that makes a stencil a candidate.
+BISECTIONS = 30
+_MAX_JUMP_CANDIDATES = 32
+_JUMP_CONTRAST = 2.0
+#: Most points per batched evaluation, and the copies of a line's ``points × outputs`` float64 values
+#: alive at once (the values, their pieces before ``cat``, a difference and its absolute value).
+_MAX_BATCH = 512
+_GRID_COPIES = 4
 
 
 class LineProbe(_Frozen):
@@ -99,6 +125,9 @@ class LineProbe(_Frozen):
     #: (``(0, 0)``: no refinement was needed).
     refined_kinks: int = 0
     refined_stencils: int = 0
+    #: Stencils at step ``h`` whose ``|Δf|`` kept at least half its size through :data:`BISECTIONS`
+    #: halvings (a jump; counted on lines whose pieces are linear, 0 on the others).
+    jumps: int = 0
 
 
 class ProbeResult(_Frozen):
@@ -117,6 +146,9 @@ class ProbeResult(_Frozen):
     unresolved_lines: int = 0
     #: Largest first-difference ratio over the lines.
     jump_ratio: float
+    #: Largest number of confirmed jumps on a line (see :attr:`LineProbe.jumps`): a PL verdict with
+    #: some is ``discontinuous-PL``.
+    jumps: int = 0
     #: Median fitted exponent of ``|D| ∝ hᵖ`` over the lines, refined and unresolved lines left out
     #: (``None``: PL).
     d2_exponent: float | None
@@ -169,15 +201,30 @@ class _Evaluator:
         self.name = name
         self.calls = 0
         self.batched: bool | None = None
+        #: Most points per batched evaluation (lowered by :func:`probe` to fit the memory limit).
+        self.chunk = _MAX_BATCH
 
     def _call(self, inputs: list[torch.Tensor]) -> Any:
         self.calls += 1
+        with torch.no_grad(), user_code(self.name, "the model's forward on a probe input (float64 copy)"):
+            return self.model(*inputs)
+
+    def measure(self) -> tuple[int, int]:
+        """Bytes that one evaluation at the base point allocates (every new tensor an op returns,
+        counted as live at once) and the number of floating outputs."""
+        counter = _AllocationCounter()
+        self.calls += 1
         try:
-            with torch.no_grad():
-                return self.model(*inputs)
-        except Exception as err:
-            raise TargetError(f"{self.name}: the model failed on a probe input ({type(err).__name__}: "
-                              f"{str(err).splitlines()[0] if str(err) else ''})") from None
+            with torch.no_grad(), user_stdout(), counter:
+                out = self.model(*self.base)
+        except Exception:  # the plain call below reports the model's own error, contained
+            out = self._call(self.base)
+            return 0, _flatten_all(out, self.name).numel()
+        except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from the forward
+            raise UserCodeError(
+                f"{self.name}: the model's forward on a probe input (float64 copy) raised {quote(err)}"
+            ) from None
+        return counter.bytes, _flatten_all(out, self.name).numel()
 
     def _single(self, dirs: list[torch.Tensor | None], t: float) -> torch.Tensor:
         inputs = [x + t * v if v is not None else x for x, v in zip(self.base, dirs, strict=True)]
@@ -199,8 +246,16 @@ class _Evaluator:
             return _flatten_all(self.model(*xs), self.name)
 
         self.calls += g
-        with torch.no_grad():
-            return torch.func.vmap(point, in_dims=tuple(in_dims))(*stacked)
+        try:
+            with torch.no_grad(), user_stdout():
+                return torch.func.vmap(point, in_dims=tuple(in_dims))(*stacked)
+        except Exception:
+            raise
+        except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from the forward
+            raise UserCodeError(
+                f"{self.name}: the model's forward on a probe input (float64 copy, under vmap) raised "
+                f"{quote(err)}"
+            ) from None
 
     def values(self, dirs: list[torch.Tensor | None], ts: torch.Tensor) -> torch.Tensor:
         """``f(x + t v)`` for every ``t`` in ``ts``, as a ``[len(ts), outputs]`` matrix."""
@@ -210,6 +265,8 @@ class _Evaluator:
             want = torch.cat([self._single(dirs, float(t)) for t in probe_ts])
             try:
                 got = self._vmapped(dirs, probe_ts)
+            except BridgeError:
+                raise
             except Exception:  # vmap cannot batch this model: point by point
                 got = None
             if got is not None and got.shape == want.shape:
@@ -217,11 +274,39 @@ class _Evaluator:
                 if float((got - want).abs().max()) <= 1e-9 * scale:
                     self.batched = True
         if self.batched:
+            c = self.chunk
             try:
-                return torch.cat([self._vmapped(dirs, ts[i : i + 512]) for i in range(0, ts.numel(), 512)])
+                return torch.cat([self._vmapped(dirs, ts[i : i + c]) for i in range(0, ts.numel(), c)])
+            except BridgeError:
+                raise
             except Exception:  # pragma: no cover - shown to work on three points of this line
                 self.batched = False
         return torch.cat([self._single(dirs, float(t)) for t in ts])
+
+
+class _AllocationCounter(TorchDispatchMode):
+    """Sums the bytes of every tensor an ATen op returns that does not share storage with its
+    arguments (views and in-place results are free), all counted as live at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bytes = 0
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        try:
+            inputs = {_storage(t) for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)}
+            for t in tree_leaves(out):
+                if isinstance(t, torch.Tensor) and _storage(t) not in inputs:
+                    self.bytes += int(t.numel()) * t.element_size()
+        except Exception:  # noqa: BLE001 - a tensor without a plain storage: counted by its shape
+            self.bytes += sum(int(t.numel()) * t.element_size() for t in tree_leaves(out)
+                              if isinstance(t, torch.Tensor))
+        return out
+
+
+def _storage(t: torch.Tensor) -> int:
+    return t.untyped_storage().data_ptr()
 
 
 def _flatten_all(out: Any, name: str) -> torch.Tensor:
@@ -334,6 +419,45 @@ def _refine(ev: _Evaluator, dirs: list[torch.Tensor | None], line: LineProbe, va
     return line.model_copy(update={"pieces": pieces, "refined_kinks": nz_total, "refined_stencils": n_total})
 
 
+def _jumps(ev: _Evaluator, dirs: list[torch.Tensor | None], ts: torch.Tensor, values: torch.Tensor,
+           line: LineProbe) -> LineProbe:
+    """Count the confirmed jumps of a line whose pieces are linear (see the module docstring).
+
+    Candidates are the fine stencils whose ``|Δf|`` (largest over the outputs) exceeds the first-order
+    tolerance and twice that of both neighbours, at most :data:`_MAX_JUMP_CANDIDATES` by contrast, plus
+    the largest ``|Δf|``. Each is bisected :data:`BISECTIONS` times (all candidates evaluated together,
+    one batch per halving), keeping the half with the larger ``|Δf|``; a candidate whose final ``|Δf|``
+    is at least half its ``|Δf|`` at ``h`` is a jump."""
+    if line.pieces not in ("resolved", "refined") or values.shape[0] < 2:
+        return line
+    scale = float(values.abs().max()) + 1.0
+    d1 = torch.diff(values, dim=0).abs().amax(dim=1)
+    zero = d1.new_zeros(1)
+    neighbours = torch.maximum(torch.cat([zero, d1[:-1]]), torch.cat([d1[1:], zero]))
+    significant = d1 > _tol(1, scale)
+    contrast = d1 / neighbours.clamp_min(torch.finfo(torch.float64).tiny)
+    ranked = [int(i) for i in torch.argsort(contrast, descending=True, stable=True)
+              if significant[i] and contrast[i] > _JUMP_CONTRAST][:_MAX_JUMP_CANDIDATES]
+    top = int(torch.argmax(d1))
+    if significant[top] and top not in ranked:
+        ranked.append(top)
+    if not ranked:
+        return line.model_copy(update={"jumps": 0})
+    idx = torch.tensor(ranked)
+    a, b = ts[idx].clone(), ts[idx + 1].clone()
+    fa, fb = values[idx].clone(), values[idx + 1].clone()
+    for _ in range(BISECTIONS):
+        m = (a + b) / 2
+        fm = ev.values(dirs, m)
+        left = (fm - fa).abs().amax(dim=1) >= (fb - fm).abs().amax(dim=1)
+        b = torch.where(left, m, b)
+        a = torch.where(left, a, m)
+        fb = torch.where(left.unsqueeze(1), fm, fb)
+        fa = torch.where(left.unsqueeze(1), fa, fm)
+    kept = (fb - fa).abs().amax(dim=1)
+    return line.model_copy(update={"jumps": int((kept >= 0.5 * d1[idx]).sum())})
+
+
 def _homogeneity(ev: _Evaluator, max_degree: int) -> int | None:
     dirs: list[torch.Tensor | None] = [x if x.is_floating_point() else None for x in ev.base]
     ts = torch.tensor([0.0, 1.0], dtype=torch.float64)  # x + 0·x and x + 1·x = 2x
@@ -362,7 +486,9 @@ def probe_line(model: nn.Module, inputs: Sequence[torch.Tensor], directions: Seq
     ev = _Evaluator(model, list(inputs), name)
     values = ev.values(list(directions), ts)
     line = _line(values, max_degree)
-    return line if _is_pl(line) else _refine(ev, list(directions), line, values, half_length, h)
+    if not _is_pl(line):
+        line = _refine(ev, list(directions), line, values, half_length, h)
+    return _jumps(ev, list(directions), ts, values, line)
 
 
 def probe(module: nn.Module, inputs: Sequence[torch.Tensor], *, lines: int = 3, half_length: float = 2.0,
@@ -374,11 +500,24 @@ def probe(module: nn.Module, inputs: Sequence[torch.Tensor], *, lines: int = 3, 
     """
     if not any(x.is_floating_point() and x.numel() > 0 for x in inputs):
         raise TargetError(f"{name}: the probe needs a non-empty floating-point input to move along a line")
+    from pybridge import budget
+
     gen = torch.Generator().manual_seed(seed)
-    model = dyadic_model(module)
+    cap = budget.limit()  # read once: the available memory shrinks as the probe allocates
+    with user_code(name, "listing the model's parameters and buffers"):
+        est = budget.model_estimate(module, tuple(inputs))
+    budget.require(est, f"copying {name} to float64 for the probe", cap=cap)
+    with user_code(name, "copying the model to float64"):
+        model = dyadic_model(module)
     base = [torch.round(x.to(torch.float64) * 8) / 8 if x.is_floating_point() else x for x in inputs]
     ev = _Evaluator(model, base, name)
     h, ts = _grid(half_length, fine_exponent)
+    per_point, outputs = ev.measure()
+    grid = _GRID_COPIES * ts.numel() * outputs * 8
+    need = budget.Estimate(est.weights, est.activations + grid + per_point, est.modules)
+    budget.require(need, f"probing {name} along lines of {ts.numel()} points", cap=cap)
+    if cap[0] is not None and per_point > 0:
+        ev.chunk = int(max(1, min(_MAX_BATCH, (cap[0] - need.total + per_point) // per_point)))
     results: list[LineProbe] = []
     for _ in range(lines):
         dirs: list[torch.Tensor | None] = []
@@ -391,10 +530,10 @@ def probe(module: nn.Module, inputs: Sequence[torch.Tensor], *, lines: int = 3, 
         line = _line(values, max_degree)
         if not _is_pl(line):
             line = _refine(ev, dirs, line, values, half_length, h)
-        results.append(line)
+        results.append(_jumps(ev, dirs, ts, values, line))
     homog = _homogeneity(ev, max_degree)
 
-    continuous = all(r.jump_ratio < 0.5 for r in results)
+    continuous = all(r.jumps == 0 for r in results)
     degree: int | None
     label: str
     curved = [r for r in results if r.pieces == "curved"]
@@ -420,6 +559,7 @@ def probe(module: nn.Module, inputs: Sequence[torch.Tensor], *, lines: int = 3, 
         refined_lines=sum(r.pieces != "resolved" for r in results),
         unresolved_lines=sum(r.pieces == "unresolved" for r in results),
         jump_ratio=max(r.jump_ratio for r in results),
+        jumps=max(r.jumps for r in results),
         d2_exponent=exps[len(exps) // 2] if exps else None,
         steps=(h, 8 * h, 64 * h),
         half_length=half_length,

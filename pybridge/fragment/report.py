@@ -21,7 +21,7 @@ from pybridge.capture import capture
 from pybridge.errors import UsageError
 from pybridge.files import write_atomic
 from pybridge.fragment.classify import Classification, classify_captured, classify_term, format_degree
-from pybridge.fragment.probe import ProbeResult, probe
+from pybridge.fragment.probe import BISECTIONS, ProbeResult, probe
 from pybridge.lean.claims import STATUS_LABEL, Ledger
 
 
@@ -93,6 +93,11 @@ def probe_summary(p: ProbeResult) -> str:
         f"kinks ≤ {p.kinks} of {p.lines[0].stencils_fine} stencils at h = 2^{_log2(p.steps[0])}",
         f"jump ratio {p.jump_ratio:.3f}",
     ]
+    bisected = f"bisected to h = 2^{_log2(p.steps[0]) - BISECTIONS}"
+    if p.jumps:
+        parts.append(f"{p.jumps} jump{'s' if p.jumps > 1 else ''} on a line ({bisected})")
+    elif p.jump_ratio >= 0.5 and p.cls == "PL":
+        parts.append(f"steep but no jump ({bisected})")
     if p.d2_exponent is not None:
         parts.append(f"|D| ∝ h^{p.d2_exponent:.2f}")
     if p.refined_lines:

@@ -27,7 +27,7 @@ from torch.func import jvp, vjp
 
 from pybridge.errors import BridgeError, SiteError, UserCodeError
 from pybridge.site.graph import LayerGraph
-from pybridge.targets import _quote, user_stdout
+from pybridge.targets import quote, user_stdout
 
 #: Relative tolerance for float64 derivative comparisons (lax: reassociated sums of products).
 GRAD_RTOL = 1e-9
@@ -39,8 +39,13 @@ MAX_PATHS = 20_000
 
 
 def _rel(a: torch.Tensor, b: torch.Tensor) -> float:
-    a, b = a.detach(), b.detach()
-    return float((a - b).norm()) / max(float(b.norm()), 1e-300)
+    """``‖a - b‖ / max(‖a‖, ‖b‖)`` (0 when both are 0): relative to the larger of the two norms, so that a
+    reference that is (numerically) zero gives a residual of at most 2, never ``x / 1e-300``."""
+    a, b = a.detach().double(), b.detach().double()
+    num = float((a - b).norm())
+    if num == 0.0:
+        return 0.0
+    return num / max(float(a.norm()), float(b.norm()))
 
 
 def count_paths(graph: LayerGraph, src: str) -> dict[str, int]:
@@ -124,6 +129,7 @@ def path_sum_check(
     readers = graph.consumers()
     values = graph.values
     results: list[PathSumResult] = []
+    skipped: set[str] = set()
     single = any(isinstance(v, torch.Tensor) and v.dtype in (torch.float32, torch.float16, torch.bfloat16)
                  for v in values.values())
     tol = GRAD_RTOL_FLOAT32 if single else GRAD_RTOL
@@ -173,7 +179,7 @@ def path_sum_check(
             raise
         except BaseException as err:  # noqa: BLE001 - the user's forward (SystemExit, a ValueError, ...)
             what = "the model's forward (float64, under jvp)"
-            raise UserCodeError(f"{name}: {what} raised {_quote(err)}") from None
+            raise UserCodeError(f"{name}: {what} raised {quote(err)}") from None
         flat: list[torch.Tensor] = []
 
         def walk(o: Any, flat: list[torch.Tensor] = flat) -> None:
@@ -188,8 +194,17 @@ def path_sum_check(
 
         walk(ref)
         for out_name, r in zip(graph.outputs, flat, strict=False):
+            if not (r.is_floating_point() or r.is_complex()):
+                # an integer or boolean output (arg-max, a mask) is locally constant: no derivative
+                skipped.add(f"{out_name} ({str(r.dtype).removeprefix('torch.')})")
+                continue
             got = sums.get(out_name, torch.zeros_like(r))
             results.append(PathSumResult(name, out_name, n_paths.get(out_name, 0), _rel(got, r), tol))
+    if not results and skipped:
+        raise SiteError(
+            f"no floating-point output: {', '.join(sorted(skipped))} is integer-valued, locally constant, "
+            "with no derivative to compare"
+        )
     return results
 
 

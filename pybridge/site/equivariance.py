@@ -125,12 +125,19 @@ def model_defect(
         raise UsageError(f"--group: {group!r} is not one of {', '.join(GROUPS)}")
     if len(inputs) != 1 or not _is_image(inputs[0]):
         return None
-    model = copy.deepcopy(module).eval().to(dtype)
+    from pybridge import budget
+
+    dtype_name = str(dtype).removeprefix("torch.")
+    with user_code(name, "listing the model's parameters and buffers"):
+        est = budget.model_estimate(module, inputs, dtype_bytes=torch.empty((), dtype=dtype).element_size())
+    budget.require(est, f"copying {name} to {dtype_name}")
+    with user_code(name, f"copying the model to {dtype_name}"):
+        model = copy.deepcopy(module).eval().to(dtype)
     x = inputs[0].to(dtype)
     gx = _act(group, x, step)
     if gx is None:
         return None
-    with user_code(name, f"the model's forward ({str(dtype).removeprefix('torch.')} copy)"):
+    with user_code(name, f"the model's forward ({dtype_name} copy)"):
         y, gy = model(x), model(gx)
     if not isinstance(y, torch.Tensor):
         return None

@@ -35,7 +35,7 @@ import torch
 import torch.fx
 
 from pybridge.capture import Captured, Method, capture_copy
-from pybridge.errors import SiteError, TargetError
+from pybridge.errors import BridgeError, SiteError, TargetError
 
 _INPLACE_FUNCTIONS = {
     operator.iadd,
@@ -256,10 +256,30 @@ def extract(
     The model is captured by :func:`pybridge.capture.capture` (``torch.export`` decomposed to core ATen,
     ``torch.fx`` as the fallback; ``method`` chooses). Integer inputs (token ids, masks) are held fixed:
     they are constants of Γ, not input layers. Raises :class:`TargetError` (one line) when the model
-    cannot be captured or the captured graph fails on the example input.
+    cannot be captured or the captured graph fails on the example input, and
+    :class:`~pybridge.errors.ResourceLimitError` (exit 14) when the memory limit of :mod:`pybridge.budget`
+    cannot hold the ``dtype`` copy of the model (checked before copying) or the recorded values (checked
+    before running from torch.export's shapes, and node by node as they are recorded).
     """
+    from pybridge import budget
+    from pybridge.targets import user_code
+
+    dtype_bytes = torch.empty((), dtype=dtype).element_size()
+    with user_code(name, "listing the model's parameters and buffers"):
+        copy_est = budget.model_estimate(module, tuple(inputs), dtype_bytes=dtype_bytes)
+    dtype_name = str(dtype).removeprefix("torch.")
+    cap_now = budget.limit()  # read once: the available memory shrinks as the copy and the record grow
+    budget.require(copy_est, f"copying {name} to {dtype_name}", cap=cap_now)
     cap, xs = capture_copy(module, inputs, name, dtype=dtype, method=method)
     gm = cap.gm
+    # The recorded run keeps a clone of every node's value: count them before running where the capture
+    # knows their shapes (torch.export), and as they are recorded in any case (the torch.fx fallback).
+    what = f"recording the activations of {name} ({dtype_name})"
+    vals = [n.meta.get("val") for n in gm.graph.nodes if n.op != "output"]
+    if all(v is not None for v in vals):
+        ahead = copy_est.activations + budget.value_bytes(vals)
+        budget.require(budget.Estimate(copy_est.weights, ahead, copy_est.modules), what, cap=cap_now)
+    recorded = [copy_est.activations]
     fx_nodes = list(gm.graph.nodes)
     placeholders = [n for n in fx_nodes if n.op == "placeholder"]
     if len(placeholders) < len(xs):
@@ -277,19 +297,24 @@ def extract(
     gm.recompile()
 
     # Record every value (clones: in-place ops must not rewrite history).
-    live: dict[str, Any] = {}
     record: dict[str, Any] = {}
 
     class _Recorder(torch.fx.Interpreter):
         def run_node(self, n: torch.fx.Node) -> Any:
             result = super().run_node(n)
-            live[n.name] = result
+            recorded[0] += budget.value_bytes(result)
+            budget.require(
+                budget.Estimate(copy_est.weights, recorded[0], copy_est.modules), what, at_least=True,
+                cap=cap_now,
+            )
             record[n.name] = _clone(result)
             return result
 
     try:
         with torch.no_grad():
             _Recorder(gm).run(*xs)
+    except BridgeError:
+        raise
     except Exception as err:
         raise TargetError(
             f"{name}: the traced model fails on the example input ({_first_line(err)})"

@@ -59,7 +59,7 @@ from torch.func import functional_call
 from pybridge.errors import SiteError, UserCodeError
 from pybridge.site.fork import Poset, Site, fork_name
 from pybridge.site.graph import LayerGraph, extract, rerunnable
-from pybridge.targets import _quote, user_code, user_stdout
+from pybridge.targets import quote, user_code, user_stdout
 
 #: Relative tolerance of the forward-pass checks in float64 (lax: the same operations recomputed).
 FORWARD_RTOL = 1e-10
@@ -577,9 +577,9 @@ def learning_naturality(
     except RuntimeError as err:
         # the model itself cannot be differentiated as written (e.g. an in-place op overwrites a value
         # autograd saved: plain .backward() on the model fails the same way): no step to compare with
-        raise SiteError(f"the model's own backward fails ({_quote(err)})") from None
+        raise SiteError(f"the model's own backward fails ({quote(err)})") from None
     except BaseException as err:  # noqa: BLE001 - the user's code (a custom backward, SystemExit, ...)
-        raise UserCodeError(f"{name}: backward through the model's forward raised {_quote(err)}") from None
+        raise UserCodeError(f"{name}: backward through the model's forward raised {quote(err)}") from None
     G = {
         p: (g if g is not None else torch.zeros_like(w[p])).detach()
         for p, g in zip(names, grads, strict=True)
