@@ -213,3 +213,22 @@ def model_estimate(module: object, inputs: object = (), *, dtype_bytes: int = 8)
             weights += value_bytes(t, dtype_bytes)
     modules = sum(1 for _ in module.modules())
     return Estimate(weights=weights, activations=value_bytes(inputs, dtype_bytes), modules=modules)
+
+
+def is_allocation_failure(err: BaseException) -> bool:
+    """Whether ``err`` is a failed allocation: :class:`MemoryError`, or torch's ``RuntimeError`` saying
+    "can't allocate memory" / "out of memory" (exit 14, not a failure of the model)."""
+    if isinstance(err, MemoryError):
+        return True
+    if isinstance(err, RuntimeError):
+        text = str(err).lower()
+        return "can't allocate memory" in text or "out of memory" in text
+    return False
+
+
+def allocation_error(err: BaseException, what: str) -> ResourceLimitError:
+    """The one-line exit-14 error for a failed allocation while doing ``what``."""
+    lines = str(err).strip().splitlines()
+    first = lines[0][:160] if lines else type(err).__name__
+    return ResourceLimitError(f"out of memory while {what} ({type(err).__name__}: {first}); choose smaller "
+                              "dimensions or a smaller model")

@@ -37,7 +37,7 @@ import torch.fx as fx
 from torch import nn
 
 from pybridge.errors import TargetError, UserCodeError
-from pybridge.targets import _quote, user_code, user_stdout
+from pybridge.targets import quote, user_code, user_stdout, watch_sigint
 
 #: How a model may be captured: ``auto`` tries torch.export and falls back to torch.fx.
 Method = Literal["auto", "export", "fx"]
@@ -195,13 +195,113 @@ def _fx(module: nn.Module, n_inputs: int) -> Captured:
     )
 
 
-def _eager_check(module: nn.Module, args: tuple[Any, ...], name: str) -> None:
-    """Call ``module(*args)`` once (no gradients); :class:`UserCodeError` when the user's forward raises."""
+def _eager_check(module: nn.Module, args: tuple[Any, ...], name: str) -> Any:
+    """Call ``module(*args)`` once (no gradients) and return its output; :class:`UserCodeError` when the
+    user's forward raises."""
     dtypes = sorted({str(a.dtype).removeprefix("torch.") for a in args
                      if isinstance(a, torch.Tensor) and a.is_floating_point()})
     where = f" ({', '.join(dtypes)} inputs)" if dtypes else ""
     with torch.no_grad(), user_code(name, f"the model's forward on the example input{where}"):
-        module(*args)
+        return module(*args)
+
+
+def _dataclass_types(value: Any, found: set[type], depth: int = 0) -> None:
+    """The plain ``@dataclass`` types (not registered with pytree) in a model's output, nested anywhere."""
+    import dataclasses
+
+    from torch.utils import _pytree as pytree
+
+    if depth > 50:
+        return
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        cls = type(value)
+        if cls not in pytree.SUPPORTED_NODES:
+            found.add(cls)
+        for f in dataclasses.fields(value):
+            _dataclass_types(getattr(value, f.name, None), found, depth + 1)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _dataclass_types(v, found, depth + 1)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _dataclass_types(v, found, depth + 1)
+
+
+def register_output_dataclass(cls: type) -> None:
+    """Register a plain ``@dataclass`` type with torch's pytree, so that ``torch.export`` flattens a model
+    output of that type as it flattens transformers' ``ModelOutput``: its tensor fields (in field order)
+    are the leaves, the other fields are kept as they are."""
+    import dataclasses
+
+    from torch.utils import _pytree as pytree
+
+    if cls in pytree.SUPPORTED_NODES:
+        return
+    names = [f.name for f in dataclasses.fields(cls)]
+
+    def _split(o: Any) -> tuple[tuple[str, ...], tuple[tuple[str, Any], ...]]:
+        leaves = tuple(n for n in names if _holds_tensor(getattr(o, n, None)))
+        rest = tuple((n, getattr(o, n, None)) for n in names if n not in leaves)
+        return leaves, rest
+
+    def flatten(o: Any) -> tuple[list[Any], Any]:
+        leaves, rest = _split(o)
+        return [getattr(o, n) for n in leaves], (leaves, rest)
+
+    def flatten_with_keys(o: Any) -> tuple[list[tuple[Any, Any]], Any]:
+        leaves, rest = _split(o)
+        return [(pytree.GetAttrKey(n), getattr(o, n)) for n in leaves], (leaves, rest)
+
+    def unflatten(values: Any, ctx: Any) -> Any:
+        leaves, rest = ctx
+        obj = object.__new__(cls)
+        for n, v in (*zip(leaves, values, strict=True), *rest):
+            object.__setattr__(obj, n, v)
+        return obj
+
+    pytree.register_pytree_node(cls, flatten, unflatten, flatten_with_keys_fn=flatten_with_keys)
+
+
+def _holds_tensor(value: Any, depth: int = 0) -> bool:
+    import dataclasses
+
+    if isinstance(value, torch.Tensor):
+        return True
+    if depth > 50:
+        return False
+    if isinstance(value, (tuple, list)):
+        return any(_holds_tensor(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_tensor(v, depth + 1) for v in value.values())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return any(_holds_tensor(getattr(value, f.name, None), depth + 1) for f in dataclasses.fields(value))
+    return False
+
+
+def flatten_tensors(value: Any) -> list[torch.Tensor]:
+    """The tensors of a model's output in return order: a tensor, tuples, lists, dicts (transformers'
+    ``ModelOutput``) and plain ``@dataclass`` objects, nested."""
+    import dataclasses
+
+    flat: list[torch.Tensor] = []
+
+    def walk(v: Any, depth: int) -> None:
+        if isinstance(v, torch.Tensor):
+            flat.append(v)
+        elif depth > 50:
+            return
+        elif isinstance(v, (tuple, list)):
+            for w in v:
+                walk(w, depth + 1)
+        elif isinstance(v, dict):
+            for w in v.values():
+                walk(w, depth + 1)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            for f in dataclasses.fields(v):
+                walk(getattr(v, f.name, None), depth + 1)
+
+    walk(value, 0)
+    return flat
 
 
 def _fx_contained(module: nn.Module, args: tuple[Any, ...], name: str) -> Captured:
@@ -211,7 +311,7 @@ def _fx_contained(module: nn.Module, args: tuple[Any, ...], name: str) -> Captur
     except Exception:
         raise
     except BaseException as err:  # only the user's forward raises these
-        raise UserCodeError(f"{name}: the model's forward raised {_quote(err)}") from None
+        raise UserCodeError(f"{name}: the model's forward raised {quote(err)}") from None
 
 
 def capture(module: nn.Module, inputs: Sequence[Any], name: str = "model", *, method: Method = "auto",
@@ -232,15 +332,29 @@ def capture(module: nn.Module, inputs: Sequence[Any], name: str = "model", *, me
         with user_stdout():
             return _fx_contained(module, args, name)
     try:
-        with user_stdout():
+        with watch_sigint() as interrupted, user_stdout():
             return _export(module, args, decompose)
     except Exception as err:  # export raises many kinds (UserError, GuardOnDataDependent, ...)
         export_error = _first_line(err)
     except BaseException as err:  # SystemExit, KeyboardInterrupt: only the user's forward raises these
-        raise UserCodeError(f"{name}: the model's forward raised {_quote(err)}") from None
+        if isinstance(err, KeyboardInterrupt) and interrupted[0]:
+            raise  # a real Ctrl-C: exit 130
+        raise UserCodeError(f"{name}: the model's forward raised {quote(err)}") from None
     # Export failed: if the plain eager call fails as well, the user's forward is at fault (exit 16), not
     # the capture (exit 8).
-    _eager_check(module, args, name)
+    eager_out = _eager_check(module, args, name)
+    unknown: set[type] = set()
+    _dataclass_types(eager_out, unknown)
+    if unknown:  # a plain @dataclass output: register it with pytree (as ModelOutput is) and export again
+        for cls in unknown:
+            register_output_dataclass(cls)
+        try:
+            with user_stdout():
+                return _export(module, args, decompose)
+        except Exception as err:
+            export_error = _first_line(err)
+        except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from the forward
+            raise UserCodeError(f"{name}: the model's forward raised {quote(err)}") from None
     hint = ("what to try: the capture already uses strict=False; mark sizes dynamic (torch.export.Dim) "
             "if the model branches on them, remove data-dependent Python control flow, or return "
             "(wrapper, inputs) from the factory with a wrapper module that fixes the keyword inputs")
@@ -260,6 +374,84 @@ def capture(module: nn.Module, inputs: Sequence[Any], name: str = "model", *, me
     return cap
 
 
+#: The recursion limit a model copy may raise to (deeply nested modules: ``copy.deepcopy`` and
+#: ``Module._apply`` recurse a few frames per level of nesting).
+COPY_RECURSION_LIMIT = 50_000
+#: The stack of the thread that copies a deeply nested model (the raised limit needs a deep C stack).
+COPY_STACK_BYTES = 512 * 2**20
+
+
+def _copy_now(module: nn.Module, dtype: torch.dtype | None) -> nn.Module:
+    model = copy.deepcopy(module).eval()
+    return model if dtype is None else model.to(dtype)
+
+
+def deep_call(fn: Any, *, force: bool = False) -> Any:
+    """``fn()``; when it raises :class:`RecursionError` (a deeply nested model: ``copy.deepcopy``,
+    ``Module._apply`` and tracing recurse a few frames per level), ``fn()`` again in a thread with a large
+    stack and the recursion limit raised to :data:`COPY_RECURSION_LIMIT` (both restored after). What the
+    second call raises is re-raised in the calling thread. ``force``: the thread at once."""
+    import sys
+    import threading
+
+    if not force:
+        try:
+            return fn()
+        except RecursionError:
+            pass
+    result: list[Any] = []
+
+    def run() -> None:
+        try:
+            result.append((True, fn()))
+        except BaseException as err:  # noqa: BLE001 - re-raised below, in the calling thread
+            result.append((False, err))
+
+    old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()
+    try:
+        threading.stack_size(COPY_STACK_BYTES)
+        sys.setrecursionlimit(max(old_limit, COPY_RECURSION_LIMIT))
+        worker = threading.Thread(target=run, name="pybridge-deep")
+        worker.start()
+        worker.join()
+    finally:
+        sys.setrecursionlimit(old_limit)
+        threading.stack_size(old_stack)
+    if not result:
+        raise RuntimeError("the deep call did not finish")
+    ok, value = result[0]
+    if ok:
+        return value
+    raise value
+
+
+def copy_model(module: nn.Module, dtype: torch.dtype | None, name: str = "model") -> nn.Module:
+    """A copy of ``module`` in eval mode, cast to ``dtype`` (floating parameters and buffers; None: kept).
+
+    A model nested too deeply for the default recursion limit is copied by :func:`deep_call`. Raises
+    :class:`ResourceLimitError` (exit 14) when an allocation fails, :class:`UserCodeError` when the
+    model's own code raises ``SystemExit``/``KeyboardInterrupt`` (``__deepcopy__``, ``_apply``), and
+    :class:`TargetError` (one line) otherwise.
+    """
+    from pybridge import budget
+
+    what = f"copying {name}" + ("" if dtype is None else f" to {str(dtype).removeprefix('torch.')}")
+    try:
+        with user_stdout():
+            return deep_call(lambda: _copy_now(module, dtype))
+    except RecursionError:
+        raise TargetError(
+            f"{name}: cannot copy the model to {dtype}: it is nested too deeply even for a recursion "
+            f"limit of {COPY_RECURSION_LIMIT}"
+        ) from None
+    except Exception as err:
+        if budget.is_allocation_failure(err):
+            raise budget.allocation_error(err, what) from None
+        raise TargetError(f"{name}: cannot copy the model to {dtype} ({_first_line(err)})") from None
+    except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from the user's code
+        raise UserCodeError(f"{name}: copying the model raised {quote(err)}") from None
+
+
 def capture_copy(module: nn.Module, inputs: Sequence[torch.Tensor], name: str = "model", *,
                  dtype: torch.dtype = torch.float64, method: Method = "auto"
                  ) -> tuple[Captured, tuple[torch.Tensor, ...]]:
@@ -267,12 +459,25 @@ def capture_copy(module: nn.Module, inputs: Sequence[torch.Tensor], name: str = 
 
     The caller's module is untouched. Returns the capture and the cast inputs.
     """
-    try:
-        model = copy.deepcopy(module).eval().to(dtype)
-    except Exception as err:
-        raise TargetError(f"{name}: cannot copy the model to {dtype} ({_first_line(err)})") from None
+    model = copy_model(module, dtype, name)
     xs = tuple(x.detach().to(dtype) if x.is_floating_point() else x.detach() for x in inputs)
-    return capture(model, xs, name, method=method), xs
+    try:
+        return capture(model, xs, name, method=method), xs
+    except TargetError as err:
+        if isinstance(err, UserCodeError) or "RecursionError" not in str(err):
+            raise
+    # a deeply nested model: export and fx recurse a few frames per level; capture again with room
+    return deep_call(lambda: capture(model, xs, name, method=method), force=True), xs
 
 
-__all__ = ["Captured", "KeywordInputs", "Method", "capture", "capture_copy", "keyword_inputs"]
+__all__ = [
+    "Captured",
+    "KeywordInputs",
+    "Method",
+    "capture",
+    "capture_copy",
+    "copy_model",
+    "flatten_tensors",
+    "keyword_inputs",
+    "register_output_dataclass",
+]

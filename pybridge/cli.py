@@ -193,6 +193,8 @@ def _run(argv: list[str] | None) -> int:
             "(PYBRIDGE_DEBUG=1 shows the traceback)"
         )
         return INTERNAL_ERROR
+    if result == INTERRUPTED:  # typer turned a real Ctrl-C into Exit(130)
+        typer.echo("error: interrupted", err=True)
     return result if isinstance(result, int) else 0
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,10 +54,6 @@ def quote(err: BaseException) -> str:
     return text if len(text) <= _MAX_QUOTE else text[: _MAX_QUOTE - 3] + "..."
 
 
-#: The former private name, kept for ``pybridge/capture.py`` until it imports :func:`quote`.
-_quote = quote
-
-
 def user_stdout() -> contextlib.AbstractContextManager[Any]:
     """Send what the user's code prints to stderr, so that stdout carries only pybridge's own output
     (``--json`` prints exactly one JSON document)."""
@@ -63,19 +61,58 @@ def user_stdout() -> contextlib.AbstractContextManager[Any]:
 
 
 @contextlib.contextmanager
+def watch_sigint() -> Iterator[list[bool]]:
+    """Tell a real Ctrl-C (SIGINT delivered to this process) from a ``KeyboardInterrupt`` that the user's
+    code raises itself: while inside, SIGINT sets the flag (``[True]``) before raising KeyboardInterrupt.
+    Only the main thread can install the handler; elsewhere the flag stays False."""
+    seen = [False]
+    if threading.current_thread() is not threading.main_thread():
+        yield seen
+        return
+    try:
+        previous = signal.getsignal(signal.SIGINT)
+    except (ValueError, OSError):
+        yield seen
+        return
+    if previous in (signal.SIG_IGN, None):  # Ctrl-C is ignored here (a background job): leave it so
+        yield seen
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        seen[0] = True
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGINT, handler)
+    except (ValueError, OSError):
+        yield seen
+        return
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+
+
+@contextlib.contextmanager
 def user_code(name: str, what: str) -> Iterator[None]:
     """Run the user's code (a model's ``forward``, its factory, its module) contained: its prints go to
     stderr (:func:`user_stdout`), and anything it raises, ``SystemExit`` and ``KeyboardInterrupt``
     included, becomes a one-line :class:`UserCodeError` (exit 16): ``NAME: WHAT raised Type: message``.
-    A :class:`BridgeError` raised inside (pybridge's own) passes through unchanged.
+    A :class:`BridgeError` raised inside (pybridge's own) passes through unchanged, and so does a real
+    Ctrl-C (SIGINT while inside: exit 130), told apart from the user's own ``raise KeyboardInterrupt``.
     """
-    try:
-        with user_stdout():
-            yield
-    except BridgeError:
-        raise
-    except BaseException as err:  # noqa: BLE001 - the user's code may raise anything
-        raise UserCodeError(f"{name}: {what} raised {quote(err)}") from None
+    with watch_sigint() as interrupted:
+        try:
+            with user_stdout():
+                yield
+        except BridgeError:
+            raise
+        except KeyboardInterrupt:
+            if interrupted[0]:
+                raise
+            raise UserCodeError(f"{name}: {what} raised KeyboardInterrupt") from None
+        except BaseException as err:  # noqa: BLE001 - the user's code may raise anything
+            raise UserCodeError(f"{name}: {what} raised {quote(err)}") from None
 
 
 def _load_factory(spec: str) -> Target:
@@ -93,17 +130,20 @@ def _load_factory(spec: str) -> Target:
     sys.modules[mod_name] = module
     # The user's code may raise anything, SystemExit and KeyboardInterrupt included: it is reported as
     # the user's error (exit 16), never a traceback and never this process exiting on its behalf.
+    # A real Ctrl-C (SIGINT) is not the user's error: it propagates (exit 130).
     try:
-        with user_stdout():
+        with watch_sigint() as interrupted, user_stdout():
             loader_spec.loader.exec_module(module)
     except BaseException as err:  # noqa: BLE001 - see above
         sys.modules.pop(mod_name, None)
+        if isinstance(err, KeyboardInterrupt) and interrupted[0]:
+            raise
         raise UserCodeError(f"{spec}: importing {path_text!r} failed: {_one_line(err)}") from None
     factory = getattr(module, factory_name, None)
     if not callable(factory):
         raise TargetError(f"{spec}: {path_text!r} has no function {factory_name!r}")
     try:
-        with user_stdout():
+        with watch_sigint() as interrupted, user_stdout():
             result = factory()
         if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], torch.nn.Module)):
             raise TargetError(f"{spec}: {factory_name}() must return (torch.nn.Module, example_input)")
@@ -113,6 +153,8 @@ def _load_factory(spec: str) -> Target:
     except TargetError:
         raise
     except BaseException as err:  # noqa: BLE001 - the user's factory or its module's eval()
+        if isinstance(err, KeyboardInterrupt) and interrupted[0]:
+            raise
         raise UserCodeError(f"{spec}: {factory_name}() failed: {_one_line(err)}") from None
     if isinstance(example, dict):
         from pybridge.capture import keyword_inputs
@@ -175,4 +217,5 @@ def load_target(spec: str, params: dict[str, int] | None = None, *, batch: int =
     term, _ = zoo.instantiate(spec, merged)
     budget.require(budget.estimate(term, dims=merged, batch=batch, dtype_bytes=8), f"building {spec}")
     module, inputs = zoo.build_example(spec, params or {}, batch=batch, seed=seed)
-    return Target(name=spec, module=module.eval(), inputs=inputs)
+    check_inputs(spec, tuple(inputs))  # the same refusals as a factory's (an empty axis: no entries)
+    return Target(name=spec, module=module.eval(), inputs=tuple(inputs))

@@ -35,11 +35,24 @@ one grid of step ``h = 2⁻¹⁰`` and reads three grids off it (steps ``h``, ``
   every step (exactly, with dyadic data); a smooth map has ``Δᵏ ≈ f⁽ᵏ⁾ sᵏ``, which at ``s = 1/16``
   can fall under the tolerance for ``k ≈ 6`` (a GELU encoder passed as degree 5) but not at ``s = 1/2``.
   A map that is a polynomial to within the tolerance over the whole line still passes;
+* the piecewise degree test, for a curved line with no degree: the least ``d ≥ 2`` whose differences of
+  order ``d + 1`` vanish on the same two grids at every stencil that holds no kink, the kinks located
+  output by output by the same differences at ``h`` (at most 25 % of them; see
+  :func:`_piecewise_degree`). ``x·relu(x)``, ``relu(x)²`` and hardswish are polynomial of degree 2 on
+  each piece between kinks: a ``bilinear`` verdict with ``piecewise`` set, not ``transcendental``;
 * homogeneity: for a map without biases, ``f(2x) = 2ᵈ f(x)`` exactly for a degree-``d``
   homogeneous polynomial (``d = 1`` for a bias-free ReLU network).
 
 "Vanishes" means ``|Δᵏ| ≤ 2^(k+10)·ε·S`` (``ε`` the float64 machine epsilon, ``S`` the largest output
-magnitude on the line); the probe also reports how many stencils are exactly ``0.0``.
+magnitude on the line, relative: an output of size ``1e-8`` is judged at its own size; ``S`` is floored
+at ``2⁻⁹⁷⁰`` so that ``ε·S`` stays a normal float, and an output that is exactly constant, zero
+included, has only ``0.0`` differences: PL of degree 0); the probe also reports how many stencils are
+exactly ``0.0``.
+
+Before any line, the probe checks that the model is a function: a call at the example point leaves
+every parameter and buffer as it was, and three more calls there repeat its output exactly. Otherwise
+(dropout in training mode, a random gate, a buffer updated in ``forward``) it stops with a one-line
+:class:`TargetError` (exit 8) that says so and suggests ``model.eval()``.
 
 The model is the user's code: every call runs inside :func:`pybridge.targets.user_code` (what it prints
 goes to stderr; whatever it raises, ``SystemExit`` included, is a one-line :class:`UserCodeError`, exit
@@ -52,6 +65,7 @@ allocations; batches hold at most 512 points, and fewer when the limit leaves ro
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -67,6 +81,18 @@ from pybridge.fragment.classify import ClassLabel, FragmentClass
 from pybridge.targets import quote, user_code, user_stdout
 
 _EPS = torch.finfo(torch.float64).eps
+#: Floor of the output scale ``S`` in the tolerances: ``ε·S`` stays a normal float (``2⁻⁹⁷⁰``). Outputs
+#: wholly below it (denormal territory, where differences lose relative accuracy) are judged at it.
+_SCALE_FLOOR = torch.finfo(torch.float64).tiny / _EPS
+
+
+def _scale(values: torch.Tensor) -> float:
+    """The scale ``S`` of the tolerances: the largest output magnitude, relative (no absolute term, so
+    that an output of size ``1e-8`` or ``1e-26`` is judged by its own size), floored at
+    :data:`_SCALE_FLOOR`. An output that is exactly constant has all its differences ``0.0``, which
+    vanish at any scale."""
+    m = float(values.abs().max()) if values.numel() else 0.0
+    return max(m, _SCALE_FLOOR) if math.isfinite(m) else m
 
 
 class _Frozen(BaseModel):
@@ -97,6 +123,9 @@ _JUMP_CONTRAST = 2.0
 #: alive at once (the values, their pieces before ``cat``, a difference and its absolute value).
 _MAX_BATCH = 512
 _GRID_COPIES = 4
+#: Further calls at the base point that must repeat the first output exactly (a random gate that fires
+#: with probability 1/2 passes all of them with probability 2⁻³).
+_REPEATS = 3
 
 
 class LineProbe(_Frozen):
@@ -119,6 +148,10 @@ class LineProbe(_Frozen):
     #: Smallest ``d`` whose differences of order ``d + 1`` vanish at step ``64h`` and at the wide step
     #: (``None``: none up to the maximum tested degree).
     degree: int | None
+    #: For a line with no ``degree``: the least ``d ≥ 2`` for which the line is a polynomial of degree
+    #: ``≤ d`` on each piece between kinks (see :func:`_piecewise_degree`; ``None``: none up to the
+    #: maximum, or the degree was found on the whole line).
+    piecewise_degree: int | None = None
     #: What the second differences show along the line (see :data:`Pieces`).
     pieces: Pieces = "resolved"
     #: Non-vanishing second differences and stencils in the refinement windows at step ``h/16``
@@ -135,8 +168,11 @@ class ProbeResult(_Frozen):
 
     #: ``inconclusive``: no line showed curvature, and some line had kinks too dense to resolve.
     cls: ClassLabel | Literal["inconclusive"]
-    #: Piecewise-polynomial degree measured along the lines (``None``: not polynomial).
+    #: Polynomial degree measured along the lines (``None``: not polynomial, not even piece by piece).
     degree: int | None
+    #: ``True`` when that degree holds only piece by piece (a ``bilinear`` verdict for a map such as
+    #: ``x·relu(x)`` or hardswish: polynomial between kinks, not on the whole line).
+    piecewise: bool = False
     #: ``d`` with ``f(2x) = 2ᵈ f(x)`` (``None``: not homogeneous of degree ≤ the maximum).
     homogeneity: int | None
     #: Largest kink count (non-vanishing fine second differences) over the lines.
@@ -209,9 +245,9 @@ class _Evaluator:
         with torch.no_grad(), user_code(self.name, "the model's forward on a probe input (float64 copy)"):
             return self.model(*inputs)
 
-    def measure(self) -> tuple[int, int]:
+    def measure(self) -> tuple[int, torch.Tensor]:
         """Bytes that one evaluation at the base point allocates (every new tensor an op returns,
-        counted as live at once) and the number of floating outputs."""
+        counted as live at once) and the flattened floating output there."""
         counter = _AllocationCounter()
         self.calls += 1
         try:
@@ -219,12 +255,35 @@ class _Evaluator:
                 out = self.model(*self.base)
         except Exception:  # the plain call below reports the model's own error, contained
             out = self._call(self.base)
-            return 0, _flatten_all(out, self.name).numel()
+            return 0, _flatten_all(out, self.name)
         except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from the forward
             raise UserCodeError(
                 f"{self.name}: the model's forward on a probe input (float64 copy) raised {quote(err)}"
             ) from None
-        return counter.bytes, _flatten_all(out, self.name).numel()
+        return counter.bytes, _flatten_all(out, self.name)
+
+    def check_deterministic(self, first: torch.Tensor, before: dict[str, Any]) -> None:
+        """Stop (exit 8) unless the model is a function: the call that gave ``first`` left every
+        parameter and buffer as it was (``before``, from :func:`_state`), and :data:`_REPEATS` more
+        calls at the same point give exactly the same output. Dropout in training mode, a random gate
+        (stochastic depth) or a buffer updated in ``forward`` (BatchNorm forced into training mode, a
+        counter) would otherwise make every difference along a line noise."""
+        after = _state(self.model)
+        changed = [k for k, v in after.items() if k not in before or not _same(before[k], v)]
+        changed += [k for k in before if k not in after]
+        if changed:
+            raise TargetError(
+                f"{self.name}: the model is not a function of its input: its forward changes its own "
+                f"state ({_names(changed)}, e.g. a buffer updated in forward or BatchNorm in training "
+                "mode); call model.eval() or remove the update")
+        for _ in range(_REPEATS):
+            again = _flatten_all(self._call(self.base), self.name)
+            if again.shape != first.shape or not torch.equal(again.nan_to_num(0.0, 0.0, 0.0),
+                                                              first.nan_to_num(0.0, 0.0, 0.0)):
+                raise TargetError(
+                    f"{self.name}: the model is not a deterministic function of its input: two calls "
+                    "at the same point gave different outputs (dropout in training mode, or other "
+                    "randomness in forward); call model.eval() or remove the randomness")
 
     def _single(self, dirs: list[torch.Tensor | None], t: float) -> torch.Tensor:
         inputs = [x + t * v if v is not None else x for x, v in zip(self.base, dirs, strict=True)]
@@ -270,7 +329,7 @@ class _Evaluator:
             except Exception:  # vmap cannot batch this model: point by point
                 got = None
             if got is not None and got.shape == want.shape:
-                scale = float(want.abs().max()) + 1.0
+                scale = _scale(want)
                 if float((got - want).abs().max()) <= 1e-9 * scale:
                     self.batched = True
         if self.batched:
@@ -305,6 +364,31 @@ class _AllocationCounter(TorchDispatchMode):
         return out
 
 
+def _state(model: nn.Module) -> dict[str, Any]:
+    """Each parameter (by name) with its storage and version counter (an in-place update bumps the
+    version, a reassignment changes the storage; nothing is copied), and a copy of each buffer (a
+    kernel such as BatchNorm's updates its running statistics without bumping the version)."""
+    state: dict[str, Any] = {k: (_storage(t), t._version)
+                             for k, t in model.named_parameters(remove_duplicate=False)}
+    state.update({k: t.detach().clone() for k, t in model.named_buffers(remove_duplicate=False)})
+    return state
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.is_floating_point():
+            a, b = a.nan_to_num(), b.nan_to_num()
+        return bool(torch.equal(a, b))
+    return bool(a == b)
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(f"'{n}'" for n in names[:3])
+    return shown + (f" and {len(names) - 3} more" if len(names) > 3 else "") + " changed by one call"
+
+
 def _storage(t: torch.Tensor) -> int:
     return t.untyped_storage().data_ptr()
 
@@ -319,14 +403,26 @@ def _flatten_all(out: Any, name: str) -> torch.Tensor:
         elif isinstance(o, list | tuple):
             for x in o:
                 visit(x)
-        elif isinstance(o, dict):
+        elif isinstance(o, dict):  # HF ModelOutput is an OrderedDict
             for x in o.values():
                 visit(x)
+        elif dataclasses.is_dataclass(o) and not isinstance(o, type):  # a plain @dataclass output
+            for f in dataclasses.fields(o):
+                visit(getattr(o, f.name, None))
 
     visit(out)
     if sum(p.numel() for p in parts) == 0:
-        raise TargetError(f"{name}: the model has no floating-point output to probe (none, or all empty)")
+        raise TargetError(f"{name}: the model has no floating-point output to probe (it returns "
+                          f"{_describe(out)}: no floating tensor in it, or all empty; tensors are read "
+                          "in tuples, lists, dicts and dataclasses)")
     return torch.cat(parts)
+
+
+def _describe(out: Any) -> str:
+    """The output's type, with the dtype and shape of a tensor (for the error message)."""
+    if isinstance(out, torch.Tensor):
+        return f"a {str(out.dtype).removeprefix('torch.')} tensor of shape {list(out.shape)}"
+    return "None" if out is None else f"a {type(out).__qualname__}"
 
 
 def _tol(k: int, scale: float) -> float:
@@ -361,8 +457,62 @@ def _degree(values: torch.Tensor, max_degree: int, scale: float) -> int | None:
     return None
 
 
+def _piecewise_degree(values: torch.Tensor, max_degree: int, scale: float) -> int | None:
+    """Least ``d`` in ``2 … max_degree`` for which ``values`` (the fine grid, step ``h``) is a polynomial
+    of degree ``≤ d`` on each piece between kinks, output by output.
+
+    Differences of order ``k = d + 1`` at step ``h`` locate the kinks: on a polynomial piece they vanish,
+    a stencil that straddles a kink (a jump in a derivative of order ``< k``) does not. At most 25 % of
+    the fine stencils (over all outputs) may be such kinks. Then, on the grids of step ``64h`` and the
+    widest power-of-two step that keeps ``max_degree + 4`` points (as in :func:`_degree`), every stencil
+    whose span holds no fine kink of its output must vanish, and at least 25 % of the ``64h`` stencils
+    must be such clean ones. A smooth map that is not polynomial fails: at order ``k`` its differences at
+    ``h`` (``≈ f⁽ᵏ⁾hᵏ``) either fail the 25 % bound (``k = 3``) or fall under the tolerance, and then its
+    clean stencils at the wide steps do not vanish. Limit: a kink smooth to order ``≥ d`` (``relu(x)⁵``)
+    may leave no mark at ``h`` and then reads as curvature at the wide steps."""
+    n, outputs = values.shape
+    stride = 1
+    while (n - 1) // (2 * stride) + 1 >= max_degree + 4:
+        stride *= 2
+    strides = sorted({min(64, stride), stride})
+    for k in range(3, max_degree + 2):
+        if n <= k * stride:
+            break
+        tol = _tol(k, scale)
+        kinks = torch.diff(values, n=k, dim=0).abs() > tol  # [n - k, outputs]; stencil j spans j … j + k
+        found = int(kinks.sum())
+        if found > _PL_FRACTION * kinks.numel():
+            continue
+        # prefix[j] = kink stencils before j, per output: the fine kinks in any range in O(1)
+        prefix = None
+        if found:
+            prefix = torch.cat([torch.zeros(1, outputs, dtype=torch.int32),
+                                kinks.to(torch.int32).cumsum(dim=0, dtype=torch.int32)])
+        del kinks
+        ok = True
+        for st in strides:
+            d = torch.diff(values[::st], n=k, dim=0).abs() > tol  # coarse stencil i spans i·st … (i+k)·st
+            if d.shape[0] == 0:
+                continue
+            if prefix is None:  # no kink at h: every coarse stencil is clean
+                ok = not bool(d.any())
+            else:  # clean: no fine kink stencil overlaps its span (j + k > i·st and j < (i+k)·st)
+                i = torch.arange(d.shape[0])
+                lo = (i * st - k + 1).clamp(min=0)
+                hi = ((i + k) * st).clamp(max=n - k)
+                clean = (prefix[hi] - prefix[lo]) == 0
+                ok = not bool((d & clean).any())
+                if ok and st == strides[0]:
+                    ok = int(clean.sum()) >= _PL_FRACTION * clean.numel()
+            if not ok:
+                break
+        if ok:
+            return k - 1
+    return None
+
+
 def _line(values: torch.Tensor, max_degree: int) -> LineProbe:
-    scale = float(values.abs().max()) + 1.0
+    scale = _scale(values)
     fine, coarse, deg = values, values[::8], values[::64]
     nz_f, n_f, d2f = _nonvanishing(fine, 2, scale)
     nz_c, n_c, d2c = _nonvanishing(coarse, 2, scale)
@@ -373,9 +523,13 @@ def _line(values: torch.Tensor, max_degree: int) -> LineProbe:
     exponent = None
     if med_f > _tol(2, scale) and med_c > _tol(2, scale):
         exponent = math.log2(med_c / med_f) / 3.0
+    degree = _degree(deg, max_degree, scale)
+    piecewise = None
+    if degree is None and nz_f > _PL_FRACTION * n_f:  # curved at h, and no polynomial on the whole line
+        piecewise = _piecewise_degree(fine, max_degree, scale)
     return LineProbe(kinks_fine=nz_f, stencils_fine=n_f, kinks_coarse=nz_c, stencils_coarse=n_c,
                      exact_zeros_fine=int((d2f == 0).sum()), jump_ratio=ratio, d2_exponent=exponent,
-                     d2_median_fine=med_f, degree=_degree(deg, max_degree, scale))
+                     d2_median_fine=med_f, degree=degree, piecewise_degree=piecewise)
 
 
 def _is_pl(line: LineProbe) -> bool:
@@ -393,7 +547,7 @@ def _refine(ev: _Evaluator, dirs: list[torch.Tensor | None], line: LineProbe, va
     while on a linear piece ``D`` stays at rounding level. All windows ``≤ 25 %`` non-vanishing:
     ``refined`` (PL); some window ``≥ 75 %``: ``curved`` (the first such window ends the refinement);
     otherwise ``unresolved``."""
-    scale = float(values.abs().max()) + 1.0
+    scale = _scale(values)
     s = h / _REFINE
     half = (_WINDOW_POINTS - 1) // 2
     offsets = torch.arange(-half, half + 1, dtype=torch.float64) * s
@@ -403,7 +557,7 @@ def _refine(ev: _Evaluator, dirs: list[torch.Tensor | None], line: LineProbe, va
     for i in range(_WINDOWS):
         centre = -half_length + (2 * i + 1) * half_length / _WINDOWS
         v = ev.values(dirs, centre + offsets)
-        scale = max(scale, float(v.abs().max()) + 1.0)
+        scale = max(scale, _scale(v))
         d = torch.diff(v, n=2, dim=0).abs().amax(dim=1)
         nz = int((d > tol).sum())
         nz_total, n_total = nz_total + nz, n_total + d.numel()
@@ -430,7 +584,7 @@ def _jumps(ev: _Evaluator, dirs: list[torch.Tensor | None], ts: torch.Tensor, va
     is at least half its ``|Δf|`` at ``h`` is a jump."""
     if line.pieces not in ("resolved", "refined") or values.shape[0] < 2:
         return line
-    scale = float(values.abs().max()) + 1.0
+    scale = _scale(values)
     d1 = torch.diff(values, dim=0).abs().amax(dim=1)
     zero = d1.new_zeros(1)
     neighbours = torch.maximum(torch.cat([zero, d1[:-1]]), torch.cat([d1[1:], zero]))
@@ -462,7 +616,7 @@ def _homogeneity(ev: _Evaluator, max_degree: int) -> int | None:
     dirs: list[torch.Tensor | None] = [x if x.is_floating_point() else None for x in ev.base]
     ts = torch.tensor([0.0, 1.0], dtype=torch.float64)  # x + 0·x and x + 1·x = 2x
     f1, f2 = ev.values(dirs, ts)
-    scale = float(f2.abs().max()) + 1.0
+    scale = _scale(torch.cat([f1, f2]))
     for d in range(max_degree + 1):
         if float((f2 - 2.0**d * f1).abs().max()) <= _tol(d, scale):
             return d
@@ -512,7 +666,11 @@ def probe(module: nn.Module, inputs: Sequence[torch.Tensor], *, lines: int = 3, 
     base = [torch.round(x.to(torch.float64) * 8) / 8 if x.is_floating_point() else x for x in inputs]
     ev = _Evaluator(model, base, name)
     h, ts = _grid(half_length, fine_exponent)
-    per_point, outputs = ev.measure()
+    with user_code(name, "listing the model's parameters and buffers"):
+        before = _state(model)
+    per_point, first = ev.measure()
+    outputs = first.numel()
+    ev.check_deterministic(first, before)
     grid = _GRID_COPIES * ts.numel() * outputs * 8
     need = budget.Estimate(est.weights, est.activations + grid + per_point, est.modules)
     budget.require(need, f"probing {name} along lines of {ts.numel()} points", cap=cap)
@@ -536,16 +694,20 @@ def probe(module: nn.Module, inputs: Sequence[torch.Tensor], *, lines: int = 3, 
     continuous = all(r.jumps == 0 for r in results)
     degree: int | None
     label: str
+    piecewise = False
     curved = [r for r in results if r.pieces == "curved"]
     if all(r.pieces in ("resolved", "refined") for r in results):
         label = (FragmentClass.PL if continuous else FragmentClass.DISCONTINUOUS_PL).label
         degree = max(min(r.degree if r.degree is not None else 1, 1) for r in results)
     elif curved:  # curvature seen on some line: not PL; the degree test on the curved lines decides
-        degrees = [r.degree for r in curved]
+        # a polynomial on the whole line, else piece by piece between kinks (x·relu(x), hardswish)
+        degrees = [r.degree if r.degree is not None else r.piecewise_degree for r in curved]
         degree = None if any(d is None for d in degrees) else max(d for d in degrees if d is not None)
+        piecewise = degree is not None and any(r.degree is None for r in curved)
         label = (FragmentClass.TRANSCENDENTAL if degree is None else FragmentClass.BILINEAR).label
         if degree is not None and degree <= 1:  # curvature, yet affine on the degree grids: PL pieces
-            label, degree = "inconclusive", None  # shorter than h/16 look curved; the probe cannot tell
+            # PL pieces shorter than h/16 look curved; the probe cannot tell
+            label, degree, piecewise = "inconclusive", None, False
     else:  # kinks too dense on some line, curvature on none: the probe cannot tell
         label, degree = "inconclusive", None
     # a line whose kinks were too dense at h has no meaningful |D| ∝ hᵖ fit
@@ -554,6 +716,7 @@ def probe(module: nn.Module, inputs: Sequence[torch.Tensor], *, lines: int = 3, 
     return ProbeResult(
         cls=label,  # type: ignore[arg-type]
         degree=degree,
+        piecewise=piecewise,
         homogeneity=homog,
         kinks=max(r.kinks_fine for r in results),
         refined_lines=sum(r.pieces != "resolved" for r in results),

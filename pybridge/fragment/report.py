@@ -38,7 +38,9 @@ class FragmentReport(BaseModel):
 
 
 def agree(syntax: Classification, measured: ProbeResult) -> bool | None:
-    """The syntax and the probe agree: same class, and the same degree for a polynomial map.
+    """The syntax and the probe agree: same class, and the same degree for a polynomial map (a
+    ``bilinear`` probe verdict whose degree holds piece by piece, ``x·relu(x)``, agrees with a
+    ``bilinear`` syntax verdict of that degree: the syntax's degree bounds each piece).
 
     A ``curved-PL`` verdict (affine pieces cut by curved surfaces) agrees with a probe that sees PL or
     discontinuous-PL: along each line the probe measures, the map is piecewise linear. An
@@ -109,9 +111,16 @@ def probe_summary(p: ProbeResult) -> str:
         parts.append(f"{len(again)} of {len(p.lines)} lines re-probed at h = 2^{step}: {kinds} "
                      f"(≤ {worst.refined_kinks} of {worst.refined_stencils} stencils non-vanishing)")
     if p.cls != "inconclusive":
-        parts.append(f"degree {format_degree(p.degree)}")
+        if p.piecewise:
+            parts.append(f"degree {format_degree(p.degree)} on each piece between kinks (piecewise "
+                         "polynomial)")
+        else:
+            parts.append(f"degree {format_degree(p.degree)}")
     if p.homogeneity is not None:
-        parts.append(f"homogeneous of degree {p.homogeneity}")
+        if p.cls == "transcendental":  # f(2x) = 2ᵈ f(x) without a polynomial degree: a norm, say
+            parts.append(f"f(2x) = 2^{p.homogeneity}·f(x) (positively homogeneous, not polynomial)")
+        else:
+            parts.append(f"homogeneous of degree {p.homogeneity}")
     return ", ".join(parts)
 
 

@@ -17,7 +17,6 @@ U-Net skips, DenseNet), where autograd *adds* the contributions: there the sum r
 
 from __future__ import annotations
 
-import copy
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -125,7 +124,9 @@ def path_sum_check(
     _load_jvp_decompositions()
     gen = torch.Generator().manual_seed(seed)
     xs = tuple(x.detach().double() if x.is_floating_point() else x for x in inputs)
-    model = copy.deepcopy(module).eval().double()
+    from pybridge.capture import copy_model
+
+    model = copy_model(module, torch.float64, name)
     readers = graph.consumers()
     values = graph.values
     results: list[PathSumResult] = []
@@ -180,19 +181,9 @@ def path_sum_check(
         except BaseException as err:  # noqa: BLE001 - the user's forward (SystemExit, a ValueError, ...)
             what = "the model's forward (float64, under jvp)"
             raise UserCodeError(f"{name}: {what} raised {quote(err)}") from None
-        flat: list[torch.Tensor] = []
+        from pybridge.capture import flatten_tensors
 
-        def walk(o: Any, flat: list[torch.Tensor] = flat) -> None:
-            if isinstance(o, torch.Tensor):
-                flat.append(o)
-            elif isinstance(o, (tuple, list)):
-                for w in o:
-                    walk(w)
-            elif isinstance(o, dict):  # transformers' ModelOutput
-                for w in o.values():
-                    walk(w)
-
-        walk(ref)
+        flat = flatten_tensors(ref)
         for out_name, r in zip(graph.outputs, flat, strict=False):
             if not (r.is_floating_point() or r.is_complex()):
                 # an integer or boolean output (arg-max, a mask) is locally constant: no derivative

@@ -189,14 +189,24 @@ def _weight_rows(graph: LayerGraph, tgt: Target, row: Callable[..., None]) -> No
         f"{fc.worst:.1e}",
         "exact",
     )
-    if W.shared:
-        p, users = sorted(W.shared.items())[0]
+    really_shared = {p: vs for p, vs in W.shared.items() if p not in W.disjoint}
+    if really_shared:
+        p, users = sorted(really_shared.items())[0]
         row(
             "W = product over layers (control)",
             False,
-            f"{len(W.shared)} shared, e.g. {p} used by {', '.join(users)}",
+            f"{len(really_shared)} shared, e.g. {p} used by {', '.join(users)}",
             "-",
             must_hold=False,
+        )
+    elif W.disjoint:
+        p, users = sorted(W.disjoint.items())[0]
+        row(
+            "W = product over layers (none shared)",
+            None,
+            f"{len(W.disjoint)} parameter(s) read in disjoint slices by several layers, e.g. {p} by "
+            f"{', '.join(users)}: no weight is shared, but W is kept per parameter, not per slice",
+            "-",
         )
     else:
         row("W = product over layers (none shared)", True, f"{len(W.params)} parameters", "-")
@@ -263,7 +273,19 @@ def _weight_rows(graph: LayerGraph, tgt: Target, row: Callable[..., None]) -> No
             tol,
             must_hold=False,
         )
-    if ln.worst_split is not None:
+    if ln.worst_split is not None and all(
+        p in W.disjoint for s in ln.steps for p in s.split
+    ):  # every split parameter is read in disjoint slices: the residual measures the other slices
+        split = sum(1 for s in ln.steps if s.split)
+        row(
+            f"Thm 1.1 at split shared weights ({split} objects; control)",
+            None,
+            "the split parameters are read in disjoint slices (not shared weights); W is kept per "
+            "parameter, so the step below x lacks the other slices' gradients",
+            "-",
+            must_hold=False,
+        )
+    elif ln.worst_split is not None:
         split = sum(1 for s in ln.steps if s.split)
         row(
             f"Thm 1.1 at split shared weights ({split} objects; control)",
@@ -295,6 +317,13 @@ def presheaf_rows(tgt: Target, raw_graph: LayerGraph) -> list[PresheafRow]:
 
     graph = raw_graph.normalized()
     ref = model_outputs(tgt.module, tgt.inputs, name=tgt.name)
+    outs = [raw_graph.values[o] for o in raw_graph.outputs]
+    if outs and not any(isinstance(v, torch.Tensor) and v.is_floating_point() for v in outs):
+        kinds = sorted({str(v.dtype).removeprefix("torch.") for v in outs if isinstance(v, torch.Tensor)})
+        raise TargetError(
+            f"{tgt.name}: the model has no floating-point output (its outputs are "
+            f"{', '.join(kinds) or 'not tensors'}); the presheaf's derivative and weight checks need one"
+        )
     pre = ActivityPresheaf(graph)
     out: list[PresheafRow] = []
 
@@ -461,7 +490,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Per-layer equivariance defects ||f(g.x) - g.f(x)|| / ||f(x)|| (measured and reported)."""
-        from pybridge.site.equivariance import GROUPS, equivariance_report
+        from pybridge.site.equivariance import GROUPS, TOLERANCE, equivariance_report
 
         if group not in GROUPS:
             raise UsageError(f"--group: {group!r} is not one of {', '.join(GROUPS)}")
@@ -469,8 +498,9 @@ def register(app: typer.Typer) -> None:
         if dtype not in dtypes:
             raise UsageError(f"--dtype: {dtype!r} is not one of float64, float32")
         tgt = _target(target, param)
+        why: list[str] = []
         rows, whole = equivariance_report(
-            tgt.module, tgt.inputs, group, name=tgt.name, step=step, dtype=dtypes[dtype]
+            tgt.module, tgt.inputs, group, name=tgt.name, step=step, dtype=dtypes[dtype], why=why
         )
         typer.echo(f"equivariance of {tgt.name} under {group} ({dtype}; defects are measured, not asserted)")
         table = [("layer", "op", "defect", "tolerance", "verdict")]
@@ -484,6 +514,10 @@ def register(app: typer.Typer) -> None:
         if whole is not None:
             verdict = "holds" if whole.defect <= whole.tolerance else "fails"
             table.append(("(model)", whole.kind, f"{whole.defect:.1e}", f"{whole.tolerance:.0e}", verdict))
+        elif len(table) > 1:  # the layers were measured, the whole model not: say why
+            reason = why[0] if why else "the whole model's defect does not apply"
+            tol = f"{TOLERANCE.get(dtypes[dtype], 1e-5):.0e}"
+            table.append(("(model)", "-", "-", tol, f"n/a ({reason})"))
         if len(table) == 1:
             typer.echo("  no layer maps images to images; nothing to measure")
             return

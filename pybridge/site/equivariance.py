@@ -5,8 +5,8 @@ stack over the site with fibre G, exactly when each layer map commutes with the 
 measures how far that holds, for the groups acting on images (the last two axes of a 4-d tensor):
 
 * ``shift``: circular translations ``torch.roll`` by ``(step, step)``; on a layer whose resolution
-  changes by an integer factor the output is shifted by the scaled step, and when that is not an integer
-  the layer is reported ``n/a``;
+  changes (by its own factor on each axis: ``AvgPool2d((2, 1))`` halves the height only) the output is
+  shifted by the step scaled per axis, and when that is not an integer the layer is reported ``n/a``;
 * ``rot90``: rotation by 90° (``torch.rot90`` on the last two axes); needs square images.
 
 The defect of a layer ``f`` at the recorded arguments ``a`` is ``‖f(g·a) − g·f(a)‖ / ‖f(a)‖``. It is
@@ -17,7 +17,6 @@ pointwise maps keep it (to rounding).
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,15 +53,31 @@ class LayerDefect:
         return None if self.defect is None else self.defect <= self.tolerance
 
 
-def _act(group: str, t: torch.Tensor, step: float) -> torch.Tensor | None:
+def _act(group: str, t: torch.Tensor, step: float | tuple[float, float]) -> torch.Tensor | None:
+    """``g·t``: rot90 on the last two axes, or a circular shift by ``step`` (one number for both axes, or
+    a pair (height, width)); None when the action does not apply (non-square, non-integer shift)."""
     if group == "rot90":
         if t.shape[-1] != t.shape[-2]:
             return None
         return torch.rot90(t, 1, dims=(-2, -1))
-    if not float(step).is_integer():
+    sh, sw = step if isinstance(step, tuple) else (step, step)
+    if not (float(sh).is_integer() and float(sw).is_integer()):
         return None
-    s = int(step)
-    return torch.roll(t, shifts=(s, s), dims=(-2, -1))
+    return torch.roll(t, shifts=(int(sh), int(sw)), dims=(-2, -1))
+
+
+def _scaled(step: int, value: torch.Tensor, arg: torch.Tensor) -> tuple[tuple[float, float], str]:
+    """The step on ``value`` for a step on ``arg``: scaled by the resolution ratio of each axis, with the
+    note that names the ratio(s) ("" when the resolution is unchanged)."""
+    rh = value.shape[-2] / arg.shape[-2]
+    rw = value.shape[-1] / arg.shape[-1]
+    if rh == rw == 1:
+        note = ""
+    elif rh == rw:
+        note = f"resolution x{rw:g}"
+    else:
+        note = f"resolution x{rh:g} (height), x{rw:g} (width)"
+    return (step * rh, step * rw), note
 
 
 def _is_image(t: Any) -> bool:
@@ -89,14 +104,15 @@ def layer_defects(
         value = graph.values[node.name]
         if not (_is_image(value) and args and all(_is_image(a) for a in args)):
             continue
-        ratio = value.shape[-1] / args[0].shape[-1]
+        scaled, note = _scaled(step, value, args[0])
         moved = [_act(group, a, step) for a in args]
-        expected = _act(group, value, step * ratio)
+        expected = _act(group, value, scaled)
+        if group == "rot90" and value.shape[-2] * args[0].shape[-1] != value.shape[-1] * args[0].shape[-2]:
+            expected = None  # a rotation does not commute with a resolution change that differs per axis
         if any(m is None for m in moved) or expected is None:
             out.append(LayerDefect(node.name, node.op, None, "n/a: action does not apply", tol))
             continue
         got = graph.evaluate(node.name, moved)
-        note = "" if ratio == 1 else f"resolution x{ratio:g}"
         out.append(LayerDefect(node.name, node.op, _rel(got, expected), note, tol))
     return out
 
@@ -119,12 +135,19 @@ def model_defect(
     step: int = 1,
     dtype: torch.dtype = torch.float64,
     name: str = "model",
+    why: list[str] | None = None,
 ) -> ModelDefect | None:
-    """The whole model's defect on its example input (None when the input is not an image)."""
+    """The whole model's defect on its example input; None when it does not apply (the input or the
+    output is not one image tensor, or the action does not apply), with the reason appended to ``why``."""
     if group not in GROUPS:
         raise UsageError(f"--group: {group!r} is not one of {', '.join(GROUPS)}")
+
+    def none(reason: str) -> None:
+        if why is not None:
+            why.append(reason)
+
     if len(inputs) != 1 or not _is_image(inputs[0]):
-        return None
+        return none("the input is not one image (a 4-d floating tensor)")
     from pybridge import budget
 
     dtype_name = str(dtype).removeprefix("torch.")
@@ -132,19 +155,23 @@ def model_defect(
         est = budget.model_estimate(module, inputs, dtype_bytes=torch.empty((), dtype=dtype).element_size())
     budget.require(est, f"copying {name} to {dtype_name}")
     with user_code(name, f"copying the model to {dtype_name}"):
-        model = copy.deepcopy(module).eval().to(dtype)
+        from pybridge.capture import copy_model
+
+        model = copy_model(module, dtype, name)
     x = inputs[0].to(dtype)
     gx = _act(group, x, step)
     if gx is None:
-        return None
+        return none("the action does not apply to the input")
     with user_code(name, f"the model's forward ({dtype_name} copy)"):
         y, gy = model(x), model(gx)
     if not isinstance(y, torch.Tensor):
-        return None
+        return none(f"the output is a {type(y).__name__}, not an image tensor")
     tol = TOLERANCE.get(dtype, 1e-5)
     if _is_image(y):
-        ratio = y.shape[-1] / x.shape[-1]
-        expected = _act(group, y, step * ratio)
+        scaled, _ = _scaled(step, y, x)
+        expected = _act(group, y, scaled)
+        if group == "rot90" and y.shape[-2] * x.shape[-1] != y.shape[-1] * x.shape[-2]:
+            expected = None
         if expected is not None:
             return ModelDefect("equivariance", _rel(gy, expected), tol)
     return ModelDefect("invariance", _rel(gy, y), tol)
@@ -159,10 +186,11 @@ def equivariance_report(
     step: int = 1,
     dtype: torch.dtype = torch.float64,
     method: Method = "auto",
+    why: list[str] | None = None,
 ) -> tuple[list[LayerDefect], ModelDefect | None]:
     """Per-layer defects (from a graph extracted in ``dtype``, captured by ``method``) and the whole
-    model's defect."""
+    model's defect (None when it does not apply, the reason appended to ``why``)."""
     graph = extract(module, inputs, name, dtype=dtype, method=method)
     return layer_defects(graph, group, step=step, dtype=dtype), model_defect(
-        module, inputs, group, step=step, dtype=dtype, name=name
+        module, inputs, group, step=step, dtype=dtype, name=name, why=why
     )

@@ -26,6 +26,7 @@ which gives the restriction maps of the activity presheaf.
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -229,6 +230,8 @@ def _contains_tensor(value: Any) -> bool:
         return any(_contains_tensor(v) for v in value)
     if isinstance(value, dict):
         return any(_contains_tensor(v) for v in value.values())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # a plain @dataclass output
+        return any(_contains_tensor(getattr(value, f.name, None)) for f in dataclasses.fields(value))
     return False
 
 
@@ -316,6 +319,8 @@ def extract(
     except BridgeError:
         raise
     except Exception as err:
+        if budget.is_allocation_failure(err):
+            raise budget.allocation_error(err, what) from None
         raise TargetError(
             f"{name}: the traced model fails on the example input ({_first_line(err)})"
         ) from None
@@ -332,6 +337,10 @@ def extract(
             def _collect(a: torch.fx.Node) -> torch.fx.Node:
                 if a.name in layers:
                     outputs.append(a.name)
+                elif a.name in transparent and dataclasses.is_dataclass(record.get(a.name)):
+                    # torch.fx records a plain @dataclass output as a call of its class: its fields'
+                    # layers, in argument order, are the outputs (as export flattens it)
+                    outputs.extend(deps_of[a.name])
                 return a
 
             torch.fx.node.map_arg(n.args, _collect)

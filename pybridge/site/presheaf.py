@@ -22,7 +22,6 @@ covering relation pins the first factor of ``F(A)``: the section is *not* determ
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,12 +43,15 @@ def _norm(value: Any) -> float:
 
 
 def _diff(a: Any, b: Any) -> float:
-    """Relative difference ``‖a - b‖ / max(‖b‖, 1e-300)`` of tensors or tuples of tensors."""
+    """Relative difference ``‖a - b‖ / ‖b‖`` of tensors or tuples of tensors (0 when ``a == b``); when the
+    reference ``b`` vanishes against ``a`` (``‖b‖ < 1e-12 ‖a‖``) it is relative to ``‖a‖`` instead, never
+    ``x / 1e-300``."""
     if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
         if a.shape != b.shape:
             return float("inf")
         a, b = a.detach().double(), b.detach().double()
-        return float((a - b).norm()) / max(float(b.norm()), 1e-300)
+        num = float((a - b).norm())
+        return 0.0 if num == 0.0 else num / _denominator(float(a.norm()), float(b.norm()))
     if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
         num = (
             sum(
@@ -58,8 +60,13 @@ def _diff(a: Any, b: Any) -> float:
             )
             ** 0.5
         )
-        return num / max(_norm(b), 1e-300)
+        return 0.0 if num == 0.0 else num / _denominator(_norm(a), _norm(b))
     return float("inf")
+
+
+def _denominator(norm_a: float, norm_b: float) -> float:
+    """``‖b‖``, or ``‖a‖`` when ``‖b‖`` is below ``1e-12 ‖a‖`` (a vanishing reference)."""
+    return norm_b if norm_b >= 1e-12 * norm_a else norm_a
 
 
 class ActivityPresheaf:
@@ -249,23 +256,40 @@ def model_outputs(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], *, 
     The user's forward is contained (:func:`pybridge.targets.user_code`): its prints go to stderr, and
     what it raises is a one-line :class:`pybridge.errors.UserCodeError` naming ``name``.
     """
+    from pybridge.capture import copy_model, flatten_tensors
+    from pybridge.errors import TargetError
     from pybridge.targets import user_code
 
-    model = copy.deepcopy(module).eval().double()
+    model = copy_model(module, torch.float64, name)
     xs = tuple(x.double() if x.is_floating_point() else x for x in inputs)
+    with user_code(name, "listing the model's parameters and buffers"):
+        state = {k: v.detach().clone() for k, v in (*model.named_parameters(), *model.named_buffers())}
     with torch.no_grad(), user_code(name, "the model's forward (float64 copy)"):
-        out = model(*xs)
-    flat: list[torch.Tensor] = []
+        first = flatten_tensors(model(*xs))
+    with user_code(name, "listing the model's parameters and buffers"):
+        after = dict((*model.named_parameters(), *model.named_buffers()))
+    changed = sorted(k for k, v in state.items() if k not in after or not _same(v, after[k]))
+    if changed:
+        raise TargetError(
+            f"{name}: the model changes its state in forward ({changed[0]!r}"
+            f"{f' and {len(changed) - 1} more' if len(changed) > 1 else ''} differs after one call); "
+            "the presheaf needs a model that is a function of its input"
+        )
+    with torch.no_grad(), user_code(name, "the model's forward (float64 copy, second call)"):
+        second = flatten_tensors(model(*xs))
+    if len(first) != len(second) or not all(_same(a, b) for a, b in zip(first, second, strict=False)):
+        raise TargetError(
+            f"{name}: the model is not deterministic: two calls on the same input give different outputs "
+            "(dropout or sampling in training mode, random numbers in forward?); the presheaf needs a "
+            "model that is a function of its input"
+        )
+    return first
 
-    def walk(v: Any) -> None:
-        if isinstance(v, torch.Tensor):
-            flat.append(v)
-        elif isinstance(v, (tuple, list)):
-            for w in v:
-                walk(w)
-        elif isinstance(v, dict):
-            for w in v.values():
-                walk(w)
 
-    walk(out)
-    return flat
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Equal shapes, dtypes and entries, NaN equal to NaN."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.is_floating_point() or a.is_complex():
+        return bool(torch.equal(a, b) or ((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
+    return bool(torch.equal(a, b))

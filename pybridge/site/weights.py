@@ -47,7 +47,6 @@ reported; so is the step without the fork's message at non-closed objects.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -116,6 +115,12 @@ class WeightPresheaf:
                 users.setdefault(p, []).append(v)
         self.users = {p: tuple(vs) for p, vs in users.items()}
         self.shared = {p: vs for p, vs in self.users.items() if len(vs) > 1}
+        #: Shared parameters whose users read pairwise disjoint entries (``nn.MultiheadAttention``'s q, k,
+        #: v slices of ``in_proj_weight``): not shared weights, but W is kept per parameter, so the rows
+        #: that split W at them are not applicable (see :meth:`_entries_read`).
+        self.disjoint: dict[str, tuple[str, ...]] = {
+            p: vs for p, vs in self.shared.items() if self._reads_disjoint(p, vs)
+        }
         self.relation: dict[str, str] = {}
         for v in uses:
             node = graph.nodes[v]
@@ -160,6 +165,63 @@ class WeightPresheaf:
             elif self._is_param_attr(a):
                 found.add(self.canonical[str(a.target)])
         return found
+
+    def _entries_read(self, n: torch.fx.Node, p: str) -> set[int] | None:
+        """The flat indices of parameter ``p`` that node ``n`` reads (None: all of them, or unknown).
+
+        A folded constant computed from ``p`` alone (``in_proj_weight[0:16].t()``) is evaluated on ``p``
+        replaced by its own flat indices (exact in float64 below 2^53), and the result is accepted as a
+        selection of entries only when the same constant computed from the real ``p`` equals ``p``'s
+        entries gathered at those indices, exactly.
+        """
+        prog = self._prog
+        if n.op == "call_module":
+            target = str(n.target)
+            locals_ = prog.gm.get_submodule(target).named_parameters(remove_duplicate=False)
+            if any(self.canonical[f"{target}.{k}"] == p for k, _ in locals_):
+                return None
+        read: set[int] = set()
+        for a in n.all_input_nodes:
+            if a.name in prog.layers:
+                continue
+            if self._is_param_attr(a):
+                if self.canonical[str(a.target)] == p:
+                    return None
+            elif a.name in self._param_constants:
+                if p not in self._node_params(a):
+                    continue
+                value = self.params[p]
+                if value.numel() >= 2**53:
+                    return None
+                index = torch.arange(value.numel(), dtype=torch.float64).reshape(value.shape)
+                try:
+                    got = self._run(a, iter(()), {**self.params, p: index})
+                    real = self._run(a, iter(()), self.params)
+                except Exception:  # noqa: BLE001 - not a plain selection: count it as reading all
+                    return None
+                if not (isinstance(got, torch.Tensor) and isinstance(real, torch.Tensor)
+                        and got.shape == real.shape and got.is_floating_point()):
+                    return None
+                idx = got.detach().flatten()
+                if not bool(((idx >= 0) & (idx < value.numel()) & (idx == idx.round())).all()):
+                    return None
+                gathered = value.flatten()[idx.long()].reshape(real.shape).to(real.dtype)
+                if not torch.equal(gathered, real.detach()):
+                    return None
+                read.update(int(i) for i in idx.long().unique().tolist())
+            elif a.name in prog.transparent and p in self._node_params(a):
+                return None
+        return read
+
+    def _reads_disjoint(self, p: str, users: Sequence[str]) -> bool:
+        """Whether the ``users`` of ``p`` read pairwise disjoint entries of it."""
+        seen: set[int] = set()
+        for v in users:
+            read = self._entries_read(self._prog.nodes[v], p)
+            if read is None or seen & read:
+                return False
+            seen |= read
+        return True
 
     def weights_at(self, name: str) -> frozenset[str]:
         """The parameter names of ``W(x)`` for the element ``name`` of X."""
@@ -257,13 +319,17 @@ class WeightPresheaf:
 
 
 def _rel(a: Mapping[str, torch.Tensor], b: Mapping[str, torch.Tensor], denom: float) -> float:
-    """``‖a - b‖ / max(denom, 1e-300)`` over matching keys (inf if the keys differ); NaN counts as inf."""
+    """``‖a - b‖ / max(denom, ‖a‖, ‖b‖)`` over matching keys (inf if the keys differ); NaN counts as inf.
+
+    ``denom`` is the norm of the reference (the whole model's step); the floor ``max(‖a‖, ‖b‖)`` keeps a
+    vanishing reference (a step of 0 against a nonzero one) at a residual of at most 2, never
+    ``x / 1e-300``."""
     if set(a) != set(b):
         return float("inf")
     num = sum(float((a[k] - b[k]).double().norm()) ** 2 for k in a) ** 0.5
     if num != num:
         return float("inf")
-    return 0.0 if num == 0.0 else num / max(denom, 1e-300)
+    return 0.0 if num == 0.0 else num / max(denom, _norm(a), _norm(b))
 
 
 def _norm(w: Mapping[str, torch.Tensor]) -> float:
@@ -285,8 +351,8 @@ def _value_rel(a: Any, b: Any) -> float:
     num = float(diff.norm())
     if num != num:
         return float("inf")
-    finite = b64[torch.isfinite(b64)]
-    return 0.0 if num == 0.0 else num / max(float(finite.norm()), 1e-300)
+    finite_a, finite_b = a64[torch.isfinite(a64)], b64[torch.isfinite(b64)]
+    return 0.0 if num == 0.0 else num / max(float(finite_b.norm()), float(finite_a.norm()))
 
 
 # -- (1) functor laws -----------------------------------------------------------------------------------
@@ -377,26 +443,17 @@ class ForwardCheck:
 
 
 def _module_outputs(out: Any) -> list[torch.Tensor]:
-    flat: list[torch.Tensor] = []
+    from pybridge.capture import flatten_tensors
 
-    def walk(v: Any) -> None:
-        if isinstance(v, torch.Tensor):
-            flat.append(v)
-        elif isinstance(v, (tuple, list)):
-            for u in v:
-                walk(u)
-        elif isinstance(v, dict):
-            for u in v.values():
-                walk(u)
-
-    walk(out)
-    return flat
+    return flatten_tensors(out)
 
 
 def _double(
     module: torch.nn.Module, inputs: Sequence[torch.Tensor]
 ) -> tuple[torch.nn.Module, tuple[Any, ...]]:
-    model = copy.deepcopy(module).eval().double()
+    from pybridge.capture import copy_model
+
+    model = copy_model(module, torch.float64)
     xs = tuple(x.detach().double() if x.is_floating_point() else x.detach() for x in inputs)
     return model, xs
 
