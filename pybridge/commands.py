@@ -122,6 +122,7 @@ def register(app: typer.Typer) -> None:
         """List the layers (of the Zoo, or of FILE): parameters, counterparts, Lean source; a definition
         the reader cannot read is listed with its error."""
         from pybridge.lean.catalogue import load_catalogue, load_external
+        from pybridge.lean.display import dumps_json, escape_text
 
         cat = load_catalogue() if file is None else load_external(file)
         layers = [cat.layers[n] for n in sorted(cat.layers)]
@@ -143,7 +144,7 @@ def register(app: typer.Typer) -> None:
                 for rel, err in sorted(cat.file_errors.items())
                 if rel in cat.sha256 and (file is not None or rel.startswith("Formal/Zoo/"))
             ]
-            typer.echo(json.dumps(entries, indent=2, ensure_ascii=False))
+            typer.echo(dumps_json(entries))
         else:
             rows = [
                 [
@@ -170,6 +171,7 @@ def register(app: typer.Typer) -> None:
                 for rel, err in sorted(cat.file_errors.items())
                 if rel in cat.sha256 and (file is not None or rel.startswith("Formal/Zoo/"))
             ]
+            rows = [[escape_text(cell) for cell in row] for row in rows]  # text of a Lean file, a path
             typer.echo(_table(rows, ["layer", "parameters", "run-time", "counterpart", "Lean source"]))
         if strict:
             errors = [bad.error for _, bad in broken] + [
@@ -191,6 +193,7 @@ def register(app: typer.Typer) -> None:
         """Show a layer: its Lean declaration, hypotheses, signature and term. NAME: a Zoo layer or
         path/File.lean:NAME."""
         from pybridge import zoo
+        from pybridge.lean.display import dumps_json, escape_text
         from pybridge.spec.terms import walk
 
         info = zoo.info(name)
@@ -199,34 +202,33 @@ def register(app: typer.Typer) -> None:
         term, sig = zoo.instantiate(name, merged)
         if as_json:
             typer.echo(
-                json.dumps(
+                dumps_json(
                     {
                         "layer": info.model_dump(),
                         "params": merged,
                         "signature": str(sig),
                         "term": term.model_dump(mode="json"),
-                    },
-                    indent=2,
-                    ensure_ascii=False,
+                    }
                 )
             )
             return
         counts: dict[str, int] = {}
         for node in walk(term):
             counts[node.kind] = counts.get(node.kind, 0) + 1
-        typer.echo(f"{info.name}  ({info.lean_decl}, {info.file}:{info.line})")
-        typer.echo(f"  {info.summary}")
-        typer.echo(f"  Lean type:    {info.type}")
-        typer.echo(
+        lines = [
+            f"{info.name}  ({info.lean_decl}, {info.file}:{info.line})",
+            f"  {info.summary}",
+            f"  Lean type:    {info.type}",
             f"  parameters:   {', '.join(info.params)}"
-            + (f"   run-time: {', '.join(info.runtime_dims)}" if info.runtime_dims else "")
-        )
-        for hyp in info.hypotheses:
-            typer.echo(f"  hypothesis:   {hyp.name} : {hyp.statement}")
-        typer.echo(f"  counterpart:  {_counterpart_text(info)}")
-        typer.echo(f"  instance:     {', '.join(f'{k}={v}' for k, v in merged.items())}")
-        typer.echo(f"  signature:    {sig}")
-        typer.echo("  constructors: " + ", ".join(f"{k}×{v}" for k, v in sorted(counts.items())))
+            + (f"   run-time: {', '.join(info.runtime_dims)}" if info.runtime_dims else ""),
+            *(f"  hypothesis:   {hyp.name} : {hyp.statement}" for hyp in info.hypotheses),
+            f"  counterpart:  {_counterpart_text(info)}",
+            f"  instance:     {', '.join(f'{k}={v}' for k, v in merged.items())}",
+            f"  signature:    {sig}",
+            "  constructors: " + ", ".join(f"{k}×{v}" for k, v in sorted(counts.items())),
+        ]
+        for line in lines:  # each line quotes text of a Lean file (docstring, names, path)
+            typer.echo(escape_text(line))
 
     @app.command("schema")
     @user_errors

@@ -374,3 +374,70 @@ def test_control_characters_in_a_name_are_escaped_everywhere(
     code, out, err_text = cli(capsys, "list", str(path))
     assert code == 0, err_text
     assert not any(c in out for c in "\x1b\u202e") and len(out.splitlines()) == 2 + 3
+
+
+# --- 12. found by a fuzz round (mutated Zoo files and generated layer files, run through the CLI) ----------
+
+
+def test_a_path_too_long_to_look_up_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``Path.is_file`` raises on ENAMETOOLONG (it was exit 70, an internal error)."""
+    long = tmp_path / ("a" * 300 + ".lean")
+    for args in (
+        ["list", str(long)],
+        ["show", f"{long}:x"],
+        ["emit", f"{long}:x", "--out", str(tmp_path / "o.py")],
+    ):
+        code, out, err = cli(capsys, *args)
+        assert code == 3 and out == "", (args, err)
+        assert err.startswith(f"error: {long}:0: cannot read (File name too long)"), err
+        assert err.count("\n") == 1
+
+
+def test_an_import_too_long_for_a_file_name_is_not_found(tmp_path: Path) -> None:
+    module = "Formal." + "Network" * 60
+    head = HEAD.replace(
+        "import Formal.Network.Derived\n", f"import Formal.Network.Derived\nimport {module}\n"
+    )
+    path = lean_file(tmp_path, layer("a", "Arch.relu [d]"), head=head)
+    with pytest.raises(
+        LeanParseError, match=f"Layers.lean:2: cannot find the imported module {module} "
+    ) as err:
+        load_external(path, REPO)
+    one_line_error(err.value)
+    mine = "Mine" * 80  # beside the file: looked up in every directory above it
+    head = HEAD.replace(
+        "import Formal.Network.Derived\n", f"import Formal.Network.Derived\nimport {mine}.X\n"
+    )
+    path = lean_file(tmp_path / "beside", layer("a", "Arch.relu [d]"), head=head)
+    with pytest.raises(LeanParseError, match="no file beside it has that module name"):
+        load_external(path, REPO)
+
+
+def test_reading_a_large_file_runs_the_cycle_collector_rarely(tmp_path: Path) -> None:
+    """A file near the size limit is some 250,000 tokens and as many nodes; with Python's default
+    threshold the cycle collector ran every 700 allocations and took half the reader's time (the CLI
+    ran past 20 s on a 50,000-step chain). The reader collects cycles rarely while it runs
+    (:func:`pybridge.lean.parser.reader_gc`), and restores the collector's thresholds after."""
+    import gc
+
+    from pybridge.lean import catalogue
+
+    path = file_with(tmp_path, layer("chain", " ≫ ".join(["Arch.relu [d]"] * 20_000)))
+    collections = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    before = gc.get_threshold()
+    catalogue._parse.cache_clear()
+    gc.callbacks.append(count)
+    try:
+        term, _ = load_external(path, REPO).instantiate("chain", {"d": 2})
+    finally:
+        gc.callbacks.remove(count)
+    assert gc.get_threshold() == before
+    assert isinstance(term, T.Comp)
+    assert len(collections) < 100, f"{len(collections)} collections"

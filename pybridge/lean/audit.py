@@ -62,7 +62,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from pybridge.errors import BridgeError, LeanParseError
 from pybridge.lean.claims import (
@@ -87,6 +87,7 @@ from pybridge.lean.decls import (
     scan_text,
     tokenize,
 )
+from pybridge.lean.display import dumps_json, escape_text
 from pybridge.lean.reviews import REVIEWS_FILE, FileReview, review_status
 
 #: Words that must not occur as tokens in ``Formal/`` (``sorryAx`` is what ``sorry`` elaborates to).
@@ -128,6 +129,13 @@ class Finding(BaseModel):
     file: str
     line: int
     message: str
+
+    @field_validator("file", "message")
+    @classmethod
+    def _one_printable_line(cls, text: str) -> str:
+        """A path or a message quotes text of a Lean file (a name, an import, a path): its line breaks
+        and the other characters a terminal acts on are written as escapes, so a finding is one line."""
+        return escape_text(text)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}: {self.message}"
@@ -198,7 +206,7 @@ class AuditReport(BaseModel):
             rule["ok"] = not rule["findings"]
             rule["lines"] = [f"{f['file']}:{f['line']}: {f['message']}" for f in rule["findings"]]
         data["unreviewed"] = [f"{r.file}: {r.describe()}" for r in self.unreviewed]
-        return json.dumps(data, indent=2, ensure_ascii=False)
+        return dumps_json(data)
 
     def render_text(self) -> str:
         """The human-readable report that ``pybridge audit`` prints."""
@@ -221,7 +229,7 @@ class AuditReport(BaseModel):
         out.append("")
         counts = ", ".join(f"{STATUS_LABEL[s]} {self.claims_by_status.get(s, 0)}" for s in STATUSES)
         out.append(f"claims per status: {counts}")
-        return "\n".join(out)
+        return "\n".join(escape_text(line) for line in out)  # names, paths, reviewers: one line each
 
     def _render_reviews(self) -> list[str]:
         missing = self.unreviewed

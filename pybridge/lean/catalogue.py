@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pybridge.errors import LeanParseError, UnknownLayerError, UsageError
 from pybridge.lean.claims import find_repo_root
+from pybridge.lean.display import escape_text
 from pybridge.lean.expand import ARCH_KEY, binder_kind, instantiate, render, resolve_name
 from pybridge.lean.lexer import read_lean_bytes
 from pybridge.lean.parser import BrokenDef, Def, LeanFile, parse_source
@@ -144,7 +145,7 @@ class Catalogue:
         stack = [self.defs[info.lean_decl]]
         while stack:
             d = stack.pop()
-            for ident in _identifiers(d.body):
+            for ident in dict.fromkeys(_identifiers(d.body)):  # each name once (a body may repeat one)
                 found = resolve_name(self.defs, ident, d)
                 for cand in (found, ident, f"Formal.{ident}", f"Formal.Zoo.{ident}"):
                     if cand is not None and cand in self.defs and cand not in seen:
@@ -246,7 +247,14 @@ def _metadata(d: Def) -> tuple[str | None, str | None, dict[str, int], str | Non
     if len(lines) > 1:
         raise LeanParseError(d.file, d.line, f"the docstring of {d.short} has {len(lines)} 'PyTorch:' lines")
     if lines:
-        text = lines[0].strip()
+        text = lines[0].strip().replace("\t", " ")  # a tab is white space to `ast`, as a space
+        if escape_text(text) != text:
+            raise LeanParseError(
+                d.file,
+                d.line,
+                f"the 'PyTorch:' line in the docstring of {d.short} holds a control or bidirectional "
+                f"character: {escape_text(text[:80])}",
+            )
         if len(text) > 2 and text.startswith("`") and text.endswith("`"):
             pytorch = text.strip("`")
         elif text != "none":
@@ -292,12 +300,14 @@ def _metadata(d: Def) -> tuple[str | None, str | None, dict[str, int], str | Non
 
 def _layer_info(d: Def) -> LayerInfo:
     pytorch, reference, example, module_reference = _metadata(d)
-    doc = d.doc or ""
+    doc = (d.doc or "").replace("\r\n", "\n")  # Lean reads CRLF as LF
     return LayerInfo(
         name=d.short,
         lean_decl=d.name,
         file=d.file,
         line=d.line,
+        # the text as written (the emitter writes it as a string literal; `show`, `list` and `--json`
+        # print its control characters escaped)
         summary=doc.split("\n\n")[0].replace("\n", " ").strip(),
         doc=doc,
         params=tuple(b.name for b in d.binders if binder_kind(b.type) == "nat" and not b.implicit),
@@ -338,6 +348,15 @@ _PLAIN_MODULE = re.compile(r"[^./\\\x00]+(?:\.[^./\\\x00]+)*")
 LEAN_OWN_MODULES = ("Init", "Std", "Lean")
 
 
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, and False where the path cannot be looked up at all (a module name that
+    makes a file name longer than the system allows, a directory that cannot be searched)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def _resolve_import(root: Path, module: str, importer: Path, external: bool) -> tuple[str, Path] | None:
     """The key and the path of the file that ``import module`` in the file at ``importer`` reads:
     ``Formal.…`` under ``root`` (key: the path relative to ``root``); for a file outside the
@@ -348,13 +367,13 @@ def _resolve_import(root: Path, module: str, importer: Path, external: bool) -> 
         return None
     rel = module_file(module)
     if module == "Formal" or module.startswith("Formal."):
-        return (rel, root / rel) if (root / rel).is_file() else None
+        return (rel, root / rel) if _is_file(root / rel) else None
     if not external:
         return None
     here = importer.parent
     for base in (here, *here.parents):
         candidate = base / rel
-        if candidate.is_file():
+        if _is_file(candidate):
             return candidate.as_posix(), candidate
     return None
 
@@ -577,7 +596,7 @@ def load_catalogue(root: Path | None = None) -> Catalogue:
     closure = set().union(*import_closure(root, direct).values()) if direct else set()
     stamp = tuple(
         sorted(
-            (p.as_posix(), p.stat().st_mtime) for p in {root / r for r in closure} | set(paths) if p.exists()
+            (p.as_posix(), p.stat().st_mtime) for p in {root / r for r in closure} | set(paths) if _is_file(p)
         )
     )
     return _load(root, stamp)
@@ -588,7 +607,11 @@ def load_external(path: Path, root: Path | None = None) -> Catalogue:
     ``Formal`` imports read from the repository at ``root``."""
     root = (root or find_repo_root()).resolve()
     key = path.as_posix()
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except OSError as err:  # a name too long, a directory that cannot be searched
+        raise LeanParseError(key, 0, f"cannot read ({err.strerror})") from None
+    if not found:
         raise LeanParseError(key, 0, "no such Lean file")
     return build_catalogue(root, {key: read_lean_bytes(path, key)}, external=key)
 

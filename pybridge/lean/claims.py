@@ -30,7 +30,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from pybridge.errors import LeanParseError, UsageError
-from pybridge.lean.decls import read_lean
+from pybridge.lean.decls import read_lean, strip_guillemets
+from pybridge.lean.display import escape_text
 
 Status = Literal["proved", "assumed", "refuted", "outOfScope"]
 
@@ -199,7 +200,7 @@ def _decl_names(value: str, file: str, line: int) -> tuple[str, ...]:
                 line,
                 f"`decls` entries must be double-backtick names (``Formal.foo), found `{item.strip()}`",
             )
-        names.append(m.group(1).replace("«", "").replace("»", ""))
+        names.append(strip_guillemets(m.group(1)))
     return tuple(names)
 
 
@@ -371,10 +372,14 @@ def _build_claim(entry: _Entry, section: str, file: str, seen_ids: dict[str, int
             f"claim `{entry.name}`: status must be .proved, .assumed, .refuted or .outOfScope, "
             f"found `{status_text[:40]}`",
         )
+    # The strings are printed (claims, trust, audit): escapes such as `\x1b` or `\u{202e}` in the
+    # literal stay visible as escapes, never reach a terminal as control characters.
     return Claim(
-        id=cid,
-        paper=_string_value(values["paper"][1], "paper", file, values["paper"][0]),
-        statement=_string_value(values["statement"][1], "statement", file, values["statement"][0]),
+        id=escape_text(cid),
+        paper=escape_text(_string_value(values["paper"][1], "paper", file, values["paper"][0])),
+        statement=escape_text(
+            _string_value(values["statement"][1], "statement", file, values["statement"][0])
+        ),
         status=sm.group(1),  # type: ignore[arg-type]
         decls=_decl_names(values["decls"][1], file, values["decls"][0]),
         lean_name=entry.name,

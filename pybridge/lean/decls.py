@@ -8,6 +8,11 @@ What it understands:
 
 * comments (``--`` and nested ``/- ... -/``), docstrings (``/-- ... -/``) and module docstrings,
   string, character and name literals (so that a keyword inside any of them is not a keyword);
+* names in guillemets (``«…»``: any character up to ``»``, line breaks included, as Lean reads them),
+  written as the layer reader writes them: the characters a terminal acts on escaped (``\\x1b``,
+  ``\\u202e``, :func:`pybridge.lean.lexer.escape_name`), in docstrings too (their line breaks and tabs
+  kept), so that the audit and the reader name a declaration alike and no finding prints a control
+  character;
 * ``namespace X``/``section``/``mutual`` ... ``end``, with ``_root_`` names;
 * ``def``, ``theorem``, ``lemma``, ``abbrev``, ``opaque``, ``axiom``, ``instance`` (named ones),
   ``structure``, ``class``, ``class inductive`` and ``inductive``, after any of the modifiers
@@ -26,12 +31,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
 from pybridge.errors import LeanParseError
-from pybridge.lean.lexer import read_lean_bytes
+from pybridge.lean.display import escape_text
+from pybridge.lean.lexer import escape_name, read_lean_bytes
 
 TokenKind = Literal["ident", "sym", "num", "str", "char", "name", "doc", "moddoc"]
 
@@ -97,10 +103,9 @@ _CHAR_LITERAL = re.compile(r"'(?:\\(?:[\\\"'ntr0]|x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]
 _SYMBOLS = (":=", "::", "@[", "=>", "<|", "|>", "..", "<;>", "≫", "⊗")
 
 
-class Token(BaseModel):
-    """One lexical token with its 1-based line and 0-based column."""
-
-    model_config = ConfigDict(frozen=True)
+class Token(NamedTuple):
+    """One lexical token with its 1-based line and 0-based column (a named tuple: the library has
+    some 150,000 tokens, and a tuple is built many times faster than a validated model)."""
 
     kind: TokenKind
     text: str
@@ -161,21 +166,47 @@ def _is_ident_rest(ch: str) -> bool:
     return (ch.isalnum() and ch not in _GREEK_EXCLUDED) or ch in "_'!?" or ch in _SUBSCRIPTS
 
 
+#: A run of characters of :func:`_is_ident_rest` (``\w`` is ``str.isalnum`` and ``_``).
+_IDENT_REST_RUN = re.compile(
+    "(?:(?![" + "".join(sorted(_GREEK_EXCLUDED)) + "])[\\w'!?" + "".join(sorted(_SUBSCRIPTS)) + "])*"
+)
+#: What opens or closes a nested block comment.
+_COMMENT_MARK = re.compile("/-|-/")
+#: A run of white space other than the line break (``str.isspace``, as ``\s`` matches).
+_BLANKS = re.compile(r"[^\S\n]+")
+
+
 def _read_ident_part(text: str, i: int, file: str, line: int) -> int:
     """Return the end index of the identifier component starting at ``i``."""
-    if text[i] == "«":
+    if text[i] == "«":  # as Lean's identFn: any character up to the closing », line breaks included
         end = text.find("»", i + 1)
-        if end < 0 or "\n" in text[i:end]:
+        if end < 0:
             raise LeanParseError(file, line, "unterminated «...» identifier")
         return end + 1
-    j = i + 1
-    while j < len(text) and _is_ident_rest(text[j]):
-        j += 1
-    return j
+    rest = _IDENT_REST_RUN.match(text, i + 1)
+    assert rest is not None
+    return rest.end()
 
 
-def _strip_guillemets(name: str) -> str:
-    return name.replace("«", "").replace("»", "")
+_GUILLEMET_PART = re.compile("«([^»]*)»")
+
+
+def strip_guillemets(name: str) -> str:
+    """The name that the text of an identifier (``Formal.«a b».c``) declares or uses: guillemets
+    dropped, and in their contents the characters a terminal acts on written as escapes, as the
+    layer reader writes them (:func:`pybridge.lean.lexer.escape_name`), so that the audit and the
+    reader name the same declaration alike and no finding prints a control character."""
+    return _GUILLEMET_PART.sub(lambda m: escape_name(m.group(1)), name)
+
+
+#: Characters that are always a symbol token of their own: no identifier, number, white space,
+#: comment, literal or longer symbol starts with them (read without the checks below).
+_PLAIN_SYMBOLS = frozenset(
+    ch
+    for ch in "()[]{},;+*%^&$#~!?>⟨⟩→↦×⟶∘≤≥≠¬∧∨∀∃λ≫⊗•·∣⁻¹"
+    if not (_is_ident_start(ch) or ch.isdigit() or ch.isspace() or ch in "-/\"'`r")
+    and not any(len(sym) > 1 and sym.startswith(ch) for sym in _SYMBOLS)
+)
 
 
 def tokenize(text: str, file: str = "<input>") -> list[Token]:
@@ -201,22 +232,28 @@ def tokenize(text: str, file: str = "<input>") -> list[Token]:
 
     while i < n:
         ch = text[i]
+        if ch in _PLAIN_SYMBOLS:
+            tokens.append(Token("sym", ch, line, i - line_start))
+            i += 1
+            continue
         if ch == "\n":
             line += 1
             i += 1
             line_start = i
             continue
         if ch.isspace():
-            i += 1
+            blanks = _BLANKS.match(text, i)
+            assert blanks is not None
+            i = blanks.end()
             continue
         col = i - line_start
         start_line = line
         # comments and docstrings
-        if text.startswith("--", i):
+        if ch == "-" and text.startswith("--", i):
             end = text.find("\n", i)
             i = n if end < 0 else end
             continue
-        if text.startswith("/-", i):
+        if ch == "/" and text.startswith("/-", i):
             kind: TokenKind | None = None
             body_start = i + 2
             if text.startswith("/--", i) and not text.startswith("/--/", i):
@@ -225,21 +262,17 @@ def tokenize(text: str, file: str = "<input>") -> list[Token]:
                 kind, body_start = "moddoc", i + 3
             depth = 1
             j = i + 2 if kind is None else body_start
-            while j < n and depth:
-                if text.startswith("/-", j):
-                    depth += 1
-                    j += 2
-                elif text.startswith("-/", j):
-                    depth -= 1
-                    j += 2
-                else:
-                    j += 1
+            while depth:  # the next `/-` or `-/` (at one position, `/-` first)
+                mark = _COMMENT_MARK.search(text, j)
+                if mark is None:
+                    j = n
+                    break
+                depth, j = depth + (1 if mark.group() == "/-" else -1), mark.end()
             if depth:
                 raise LeanParseError(file, start_line, "unterminated comment (`/-` without `-/`)")
             if kind is not None:
-                tokens.append(
-                    Token(kind=kind, text=text[body_start : j - 2].strip(), line=start_line, col=col)
-                )
+                doc = escape_text(text[body_start : j - 2].strip(), keep="\n\t")
+                tokens.append(Token(kind=kind, text=doc, line=start_line, col=col))
             advance_lines(i, j)
             i = j
             continue
@@ -285,7 +318,8 @@ def tokenize(text: str, file: str = "<input>") -> list[Token]:
                 k = _read_ident_part(text, j, file, line)
                 while k + 1 < n and text[k] == "." and _is_ident_start(text[k + 1]):
                     k = _read_ident_part(text, k + 1, file, line)
-                tokens.append(Token(kind="name", text=_strip_guillemets(text[j:k]), line=line, col=col))
+                tokens.append(Token(kind="name", text=strip_guillemets(text[j:k]), line=line, col=col))
+                advance_lines(i, k)
                 i = k
                 continue
             tokens.append(Token(kind="sym", text=text[i:j], line=line, col=col))
@@ -295,7 +329,12 @@ def tokenize(text: str, file: str = "<input>") -> list[Token]:
             k = _read_ident_part(text, i, file, line)
             while k + 1 < n and text[k] == "." and _is_ident_start(text[k + 1]):
                 k = _read_ident_part(text, k + 1, file, line)
-            tokens.append(Token(kind="ident", text=_strip_guillemets(text[i:k]), line=line, col=col))
+            raw_name = text[i:k]
+            if "«" in raw_name:  # only a «name» may hold a line break
+                tokens.append(Token(kind="ident", text=strip_guillemets(raw_name), line=line, col=col))
+                advance_lines(i, k)
+            else:
+                tokens.append(Token("ident", raw_name, line, col))
             i = k
             continue
         if ch.isdigit():

@@ -14,7 +14,7 @@ declared type. It reads the Lean source only; nothing is evaluated by Lean.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from pybridge.errors import BridgeError, LeanParseError, ShapeError, UsageError
@@ -294,6 +294,21 @@ def _prop_value(op: str, a: Dim, b: Dim) -> bool | None:
     if op == "=":
         return a == b
     return (b % a == 0) if a else b == 0  # a ∣ b
+
+
+#: Whether a value is of each kind (built once: :meth:`Expander._coerce` runs at every evaluation).
+_IS_KIND: dict[str, Callable[[object], bool]] = {
+    "nat": lambda v: isinstance(v, int | str) and not isinstance(v, bool),
+    "int": lambda v: isinstance(v, int),
+    "list": lambda v: isinstance(v, tuple),
+    "shape": lambda v: isinstance(v, TensorShape | ProdShape | CoprodShape),
+    "const": lambda v: isinstance(v, T.Rat | T.InvSqrt),
+    "arch": lambda v: (
+        hasattr(v, "kind") and not isinstance(v, TensorShape | ProdShape | CoprodShape | T.Rat | T.InvSqrt)
+    ),
+    "proof": lambda v: isinstance(v, Proof),
+    "bool": lambda v: isinstance(v, bool),
+}
 
 
 class Expander:
@@ -593,20 +608,7 @@ class Expander:
         raise errors[4]  # as a layer
 
     def _coerce(self, value: Value, kind: str, where: Def, node: Node) -> Value:
-        ok = {
-            "nat": lambda v: isinstance(v, int | str) and not isinstance(v, bool),
-            "int": lambda v: isinstance(v, int),
-            "list": lambda v: isinstance(v, tuple),
-            "shape": lambda v: isinstance(v, TensorShape | ProdShape | CoprodShape),
-            "const": lambda v: isinstance(v, T.Rat | T.InvSqrt),
-            "arch": lambda v: (
-                hasattr(v, "kind")
-                and not isinstance(v, TensorShape | ProdShape | CoprodShape | T.Rat | T.InvSqrt)
-            ),
-            "proof": lambda v: isinstance(v, Proof),
-            "bool": lambda v: isinstance(v, bool),
-        }[kind]
-        if not ok(value):
+        if not _IS_KIND[kind](value):
             raise self.err(where, node, f"'{render(node)}' is not a {kind}")
         return value
 
@@ -962,9 +964,9 @@ def instantiate(
 ) -> tuple[T.Term, Signature]:
     """Instantiate a Zoo definition (see :func:`_instantiate`), with the stack headroom that the
     bounded depths of the reader (:data:`MAX_CALL_DEPTH`, :data:`MAX_TERM_DEPTH`) need."""
-    from pybridge.lean.parser import deep_stack
+    from pybridge.lean.parser import deep_stack, reader_gc
 
-    with deep_stack():
+    with deep_stack(), reader_gc():
         return _instantiate(defn, defs, params, visible, broken)
 
 
