@@ -18,6 +18,7 @@ import dataclasses
 import pytest
 import torch
 import torch.nn.functional as F
+from models_fragment import Map
 from torch import nn
 from typer.testing import CliRunner
 
@@ -29,15 +30,6 @@ from pybridge.fragment.probe import probe
 from pybridge.fragment.report import FragmentReport, agree, render_text
 
 runner = CliRunner()
-
-
-class _Map(nn.Module):
-    def __init__(self, fn) -> None:  # type: ignore[no-untyped-def]
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.fn(x)
 
 
 def _syntax(model: nn.Module, x: torch.Tensor, name: str = "model"):  # type: ignore[no-untyped-def]
@@ -61,7 +53,7 @@ PIECEWISE = {
 
 @pytest.mark.parametrize("name", sorted(PIECEWISE))
 def test_piecewise_polynomial_is_bilinear_on_pieces(name: str) -> None:
-    model, x = _Map(PIECEWISE[name]), _x()
+    model, x = Map(PIECEWISE[name]), _x()
     p = probe(model, (x,), name=name)
     # before: cls "transcendental", degree None (and agree False)
     assert (p.cls, p.degree, p.piecewise) == ("bilinear", 2, True), p
@@ -75,17 +67,17 @@ def test_piecewise_polynomial_is_bilinear_on_pieces(name: str) -> None:
 
 def test_global_polynomials_and_smooth_maps_keep_their_verdicts() -> None:
     x = _x()
-    cube = probe(_Map(lambda a: a**3 + a * a), (x,))
+    cube = probe(Map(lambda a: a**3 + a * a), (x,))
     assert (cube.cls, cube.degree, cube.piecewise) == ("bilinear", 3, False)
     for fn in (torch.tanh, lambda a: torch.sqrt(a.abs() + 1), lambda a: 1.0 / (a * a + 1.0), F.gelu):
-        p = probe(_Map(fn), (x,))
+        p = probe(Map(fn), (x,))
         assert (p.cls, p.degree, p.piecewise) == ("transcendental", None, False), p
 
 
 def test_homogeneous_non_polynomial_message_is_not_contradictory() -> None:
     # the norm is positively homogeneous of degree 1 and not polynomial: "degree ∞, homogeneous of
     # degree 1" read as a contradiction
-    model, x = _Map(lambda a: torch.linalg.vector_norm(a, dim=-1)), _x()
+    model, x = Map(lambda a: torch.linalg.vector_norm(a, dim=-1)), _x()
     p = probe(model, (x,))
     assert p.cls == "transcendental" and p.homogeneity == 1
     text = render_text(FragmentReport(target="norm", syntax=_syntax(model, x), probe=p,
@@ -128,7 +120,7 @@ def test_tiny_relu_net_has_degree_one(factor: float) -> None:
 
 @pytest.mark.parametrize("value", [0.0, 3.0, 1e-30])
 def test_constant_map_is_pl_of_degree_zero(value: float) -> None:
-    p = probe(_Map(lambda a: torch.full((3,), value, dtype=a.dtype) + 0 * a.sum()), (_x(),))
+    p = probe(Map(lambda a: torch.full((3,), value, dtype=a.dtype) + 0 * a.sum()), (_x(),))
     assert (p.cls, p.degree, p.kinks) == ("PL", 0, 0), p
 
 
@@ -254,6 +246,6 @@ def test_dataclass_output_is_probed() -> None:
 
 def test_unreadable_output_names_its_type() -> None:
     with pytest.raises(TargetError, match=r"it returns a str: no floating tensor in it"):
-        probe(_Map(lambda a: "text"), (_x(),))
+        probe(Map(lambda a: "text"), (_x(),))
     with pytest.raises(TargetError, match=r"it returns a int64 tensor of shape \[2\]"):
-        probe(_Map(lambda a: a.argmax(-1)), (_x(),))
+        probe(Map(lambda a: a.argmax(-1)), (_x(),))

@@ -11,20 +11,12 @@ from __future__ import annotations
 
 import pytest
 import torch
+from models_fragment import Map
 from torch import nn
 
 from pybridge.fragment.classify import classify_module
 from pybridge.fragment.probe import probe, probe_line
 from pybridge.fragment.report import agree
-
-
-class _Map(nn.Module):
-    def __init__(self, fn) -> None:  # type: ignore[no-untyped-def]
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.fn(x)
 
 
 def ramp(x: torch.Tensor) -> torch.Tensor:
@@ -38,7 +30,7 @@ def steep_clamp(x: torch.Tensor) -> torch.Tensor:
 
 def _line(fn, x: list[float], v: list[float]):  # type: ignore[no-untyped-def]
     base = torch.tensor([x], dtype=torch.float64)
-    return probe_line(_Map(fn), (base,), (torch.tensor([v], dtype=torch.float64),))
+    return probe_line(Map(fn), (base,), (torch.tensor([v], dtype=torch.float64),))
 
 
 def _crossings(x: list[float], v: list[float]) -> int:

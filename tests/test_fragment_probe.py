@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from models_fragment import MODELS
+from models_fragment import MODELS, Map
 from torch import nn
 
 from pybridge import zoo
@@ -16,19 +16,10 @@ from pybridge.fragment.report import agree
 H = 2.0**-10  # the default fine step
 
 
-class _Map(nn.Module):
-    def __init__(self, fn) -> None:  # type: ignore[no-untyped-def]
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.fn(x)
-
-
 def _line(fn, x: list[float], v: list[float], **kw):  # type: ignore[no-untyped-def]
     base = torch.tensor([x], dtype=torch.float64)
     direction = torch.tensor([v], dtype=torch.float64)
-    return probe_line(_Map(fn), (base,), (direction,), **kw)
+    return probe_line(Map(fn), (base,), (direction,), **kw)
 
 
 # --- closed forms ------------------------------------------------------------------------------------
