@@ -139,16 +139,18 @@ class _Gen:
         self.line(f"{v} = {expr}  # {ctor} @ {path}")
         return v
 
-    def module(self, term: T.Term, path: str, prefix: str) -> str:
+    def module(self, term: T.Term, path: str, prefix: str, source: str | None = None, note: str = "") -> str:
         """The attribute holding the runtime module of ``term`` at ``path`` (registered once, in the
-        order of first use, which is the depth-first order of the term)."""
+        order of first use, which is the depth-first order of the term); ``source`` replaces the
+        module's constructor call and ``note`` its comment."""
         from pybridge.torch.emit import render_call
 
         if path not in self.modules:
             name = f"{prefix}{len(self.modules)}"
             self.modules[path] = name
-            source = render_call(realize(term), indent=2)
-            self.prog.init.append(f"        self.{name} = {source}  # {_ctor_name(term)} @ {path}")
+            source = source or render_call(realize(term), indent=2)
+            note = note or f"{_ctor_name(term)} @ {path}"
+            self.prog.init.append(f"        self.{name} = {source}  # {note}")
         return f"self.{self.modules[path]}"
 
     def bind(self, expr: str, shape: Shape, ctor: str, path: str) -> Val:
@@ -224,13 +226,10 @@ def _comp(g: _Gen, t: T.Term, p: str, x: Val) -> Val:
         # Formal.Arch.glu_stacked: both linear leaves in one StackedLinear (rows of the first above
         # the second's), one F.linear, then F.glu (first half times the sigmoid of the second half).
         m, n = dims
-        name = f"p{len(g.modules)}"
-        g.modules[p] = name
-        where = _join(p, "g.f")
-        g.prog.init.append(f"        self.{name} = StackedLinear({m}, {n}, **kw)  # linear, linear @ {where}")
+        w = g.module(t, p, "p", f"StackedLinear({m}, {n}, **kw)", f"linear, linear @ {_join(p, 'g.f')}")
         g.prog.rewrites.append((GLU_STACKED.lemma, p))
         return g.op(
-            f"F.glu(F.linear({x}, self.{name}.weight, self.{name}.bias), -1)",
+            f"F.glu(F.linear({x}, {w}.weight, {w}.bias), -1)",
             f"glu ({GLU_STACKED.lemma})",
             p,
         )
