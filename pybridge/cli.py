@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-import unicodedata
 import warnings
 from collections.abc import Callable
 from functools import wraps
@@ -22,6 +21,7 @@ except ImportError:  # pragma: no cover - older typer on the real click
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from pybridge.errors import BridgeError
+from pybridge.lean.display import escape_text
 
 app = typer.Typer(
     name="pybridge",
@@ -38,23 +38,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 OUT_OF_MEMORY = 14
 
 
-#: Bidirectional-text controls (embeddings, overrides, isolates): shown escaped, never sent raw.
-_BIDI = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
-
-
 def printable(text: str) -> str:
-    """``text`` with its control characters (line breaks, escape sequences: Unicode category Cc) and
-    bidirectional controls written as ``\\n``, ``\\x1b``, ``\\u202e``, so that an error line stays one
-    line and a terminal receives no control sequence from a name in a user's file."""
-    if text.isprintable() and not _BIDI.intersection(text):
-        return text
-    out = []
-    for ch in text:
-        if ch in _BIDI or unicodedata.category(ch) == "Cc":
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-        else:
-            out.append(ch)
-    return "".join(out)
+    """``text`` with its control characters (line breaks, escape sequences: Unicode category Cc), line
+    separators and bidirectional controls written as ``\\n``, ``\\x1b``, ``\\u202e``, so that an error
+    line stays one line and a terminal receives no control sequence from a name in a user's file (the
+    one escaper of :mod:`pybridge.lean.display`)."""
+    return escape_text(text)
 
 
 def error_line(message: str) -> None:
